@@ -1,0 +1,37 @@
+# The two set-up commands: `make run` and `make test`. Both create the venv on first use.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test bench lint typecheck clean sim
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/capicua serve
+
+test: $(STAMP)
+	bash scripts/ensure-system-deps.sh
+	$(BIN)/ruff check capicua tests
+	$(BIN)/mypy capicua/engine
+	$(BIN)/pytest -q -n 2 --dist loadgroup
+
+bench: $(STAMP)
+	$(BIN)/capicua bench
+
+sim: $(STAMP)
+	$(BIN)/capicua sim --preset cubano --matches 20 --seed 1 --bot botagorda
+
+lint: $(STAMP)
+	$(BIN)/ruff check capicua tests
+
+typecheck: $(STAMP)
+	$(BIN)/mypy capicua/engine
+
+clean:
+	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache
