@@ -1,0 +1,285 @@
+"""Command line: ``capicua serve | sim | replay | verify | bench | tournament``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+from .engine import Match, RecordError, RulesError, make_rules, parse_action, replay, replay_summary
+
+
+def _sim_parser(sub: Any) -> None:
+    p = sub.add_parser("sim", help="play bot-vs-bot matches and print a JSON summary")
+    p.add_argument("--preset", default="cubano")
+    p.add_argument("--matches", type=int, default=10)
+    p.add_argument("--seed", default="1")
+    p.add_argument("--bot", default="random", help="level of the first side (seats 0 and 2)")
+    p.add_argument("--vs", default=None, help="level of the other side (default: the same as --bot)")
+    p.add_argument(
+        "--swap",
+        action="store_true",
+        help="alternate sides every match so that each level sits in every seat equally",
+    )
+    p.add_argument("--records", default=None, help="write every match record to this JSON-lines file")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="rule override")
+    p.add_argument("--verbose", action="store_true", help="print every hand as it is played")
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    """``["target=50", "partnership=false"]`` -> ``{"target": 50, "partnership": False}``."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise RulesError(f"option {pair!r} is not KEY=VALUE")
+        value: Any = raw
+        if raw.lower() in ("true", "false"):
+            value = raw.lower() == "true"
+        elif raw.lstrip("-").isdigit():
+            value = int(raw)
+        out[key] = value
+    return out
+
+
+def run_sim(args: argparse.Namespace, out: Any = None) -> dict[str, Any]:
+    from .bots import decide
+
+    out = out if out is not None else sys.stdout
+    rules = make_rules(args.preset, **parse_options(args.option))
+    levels = (args.bot, args.vs or args.bot)
+    teams = rules.teams
+    summary: dict[str, Any] = {
+        "preset": args.preset,
+        "matches": args.matches,
+        "seed": args.seed,
+        "levels": {"a": levels[0], "b": levels[1]},
+        "hands": 0,
+        "domino": 0,
+        "tranque": 0,
+        "tie": 0,
+        "redeals": 0,
+        "hands_won_by_team": [0] * teams,
+        "matches_won_by_team": [0] * teams,
+        "hands_won_by_level": {"a": 0, "b": 0},
+        "matches_won_by_level": {"a": 0, "b": 0},
+        "hands_won_by_opening_team": 0,
+        "hands_won_by_other_team": 0,
+        "points": 0,
+        "capicua": 0,
+        "pollona": 0,
+        "viajera": 0,
+    }
+    records = open(args.records, "w") if args.records else None
+    try:
+        for m in range(args.matches):
+            swapped = bool(args.swap and m % 2 == 1)
+            match = Match(rules, f"{args.seed}/{m}")
+
+            def side_of(seat: int, swapped: bool = swapped) -> str:
+                # Side "a" holds the even seats (team 0) unless swapped.
+                even = rules.team_of(seat) % 2 == 0 if rules.partnership else seat % 2 == 0
+                return "a" if even != swapped else "b"
+
+            decision = 0
+            while True:
+                if match.phase in ("new", "hand_over"):
+                    match.start_hand()
+                    continue
+                if match.phase == "match_over":
+                    break
+                seat = match.turn
+                assert seat is not None
+                level = levels[0] if side_of(seat) == "a" else levels[1]
+                choice = decide(level, match.view(seat), seed=zlib.crc32(f"{args.seed}/{m}/{decision}".encode()))
+                decision += 1
+                match.apply(seat, parse_action(choice, rules.max_pip))
+                if match.phase in ("hand_over", "match_over"):
+                    _count_hand(summary, match, side_of, args, out)
+            assert match.match_result is not None
+            winner = match.match_result["winner"]
+            summary["matches_won_by_team"][winner] += 1
+            win_seat = rules.seats_of_team(winner)[0]
+            summary["matches_won_by_level"][side_of(win_seat)] += 1
+            summary["pollona"] += int(match.match_result["pollona"])
+            summary["viajera"] += int(match.match_result["viajera"])
+            if records:
+                records.write(json.dumps(match.record(), separators=(",", ":")) + "\n")
+    finally:
+        if records:
+            records.close()
+    hands = summary["hands"] or 1
+    decided = summary["hands"] - summary["tie"] or 1
+    summary["mean_points_per_hand"] = round(summary["points"] / hands, 3)
+    summary["share_won_by_level_a"] = round(summary["hands_won_by_level"]["a"] / decided, 4)
+    summary["share_of_hands"] = {
+        "opening_team": round(summary["hands_won_by_opening_team"] / hands, 4),
+        "other_team": round(summary["hands_won_by_other_team"] / hands, 4),
+        "tie": round(summary["tie"] / hands, 4),
+    }
+    del summary["points"]
+    return summary
+
+
+def _count_hand(summary: dict[str, Any], match: Match, side_of: Any, args: argparse.Namespace, out: Any) -> None:
+    hand = match.hand
+    assert hand is not None and hand.result is not None
+    res = hand.result
+    summary["hands"] += 1
+    summary[res["kind"]] += 1
+    summary["redeals"] += len(hand.voided)
+    summary["capicua"] += int(res["capicua"])
+    summary["points"] += res["points"]
+    if res["team"] is not None:
+        summary["hands_won_by_team"][res["team"]] += 1
+        summary["hands_won_by_level"][side_of(res["seat"])] += 1
+        if res["team"] == match.rules.team_of(hand.opener):
+            summary["hands_won_by_opening_team"] += 1
+        else:
+            summary["hands_won_by_other_team"] += 1
+    if args.verbose:
+        out.write(describe_hand(match) + "\n")
+
+
+SEATS4 = ("South", "East", "North", "West")
+
+
+def seat_name(match: Match, seat: int | None) -> str:
+    if seat is None:
+        return "-"
+    return SEATS4[seat] if match.rules.players == 4 else f"Seat {seat}"
+
+
+def describe_hand(match: Match) -> str:
+    """A readable account of the last hand: deal, every action, result."""
+    hand = match.hand
+    assert hand is not None
+    lines = [f"Hand {hand.number} (opener {seat_name(match, hand.opener)}, seed hash {hand.seed_hash[:12]}…)"]
+    for seat, tiles in enumerate(hand.initial):
+        shown = " ".join(f"{a}-{b}" for a, b in tiles)
+        lines.append(f"  {seat_name(match, seat):>6}: {shown}")
+    for a in hand.actions:
+        who = seat_name(match, a["seat"])
+        if "play" in a:
+            x, y = a["play"]
+            where = f" on the {a['end']}" if a["end"] else " (la salida)"
+            extra = f"  +{a['score']}" if "score" in a else ""
+            lines.append(f"    {who} plays {x}-{y}{where}{extra}")
+        elif "draw" in a:
+            lines.append(f"    {who} draws")
+        elif "redeal" in a:
+            lines.append(f"    {who} {'shows five doubles: redeal' if a['redeal'] else 'keeps the deal'}")
+        else:
+            lines.append(f"    {who}: paso")
+    res = hand.result
+    if res is not None:
+        if res["kind"] == "tie":
+            lines.append("  Tranque, tied: nobody scores.")
+        else:
+            kind = "¡Dominó!" if res["kind"] == "domino" else "Tranque"
+            cap = " ¡Capicúa!" if res["capicua"] else ""
+            lines.append(
+                f"  {kind}{cap} {seat_name(match, res['seat'])} wins {res['points']} for team {res['team']}."
+            )
+        lines.append(f"  Scores: {match.scores}")
+    return "\n".join(lines)
+
+
+def cmd_replay(path: str) -> int:
+    try:
+        with open(path) as fh:
+            text = fh.read()
+    except OSError as exc:
+        print(json.dumps({"ok": False, "error": str(exc)}))
+        return 2
+    try:
+        # One JSON document, or JSON lines (what `capicua sim --records` writes).
+        try:
+            records = [json.loads(text)]
+        except json.JSONDecodeError:
+            records = [json.loads(ln) for ln in text.splitlines() if ln.strip()]
+    except json.JSONDecodeError as exc:
+        print(json.dumps({"ok": False, "error": f"not JSON: {exc}"}))
+        return 2
+    results = []
+    for index, record in enumerate(records):
+        try:
+            match = replay(record)
+        except RecordError as exc:
+            print(
+                json.dumps(
+                    {"ok": False, "record": index, "hand": exc.hand, "action": exc.action, "error": str(exc)}
+                )
+            )
+            return 1
+        results.append(replay_summary(match))
+    print(json.dumps(results[0] if len(results) == 1 else {"ok": True, "records": results}, indent=1))
+    return 0
+
+
+def cmd_verify(preset: str, seed: str, options: dict[str, Any]) -> int:
+    from .verify import verify_deal
+
+    try:
+        print(json.dumps(verify_deal(preset, seed, options), indent=1))
+    except RulesError as exc:
+        print(json.dumps({"ok": False, "error": str(exc)}))
+        return 2
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Subcommands owned by other modules take their own arguments.
+    if argv and argv[0] == "bench":
+        from .bench import main as bench_main
+
+        return int(bench_main(argv[1:]) or 0)
+    if argv and argv[0] == "tournament":
+        from .tournament import main as tournament_main
+
+        return int(tournament_main(argv[1:]) or 0)
+
+    parser = argparse.ArgumentParser(prog="capicua", description="Capicúa: Cuban dominoes")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the web game")
+    serve.add_argument("--host", default=os.environ.get("CAPICUA_HOST", "127.0.0.1"))
+    serve.add_argument("--port", type=int, default=int(os.environ.get("CAPICUA_PORT", "8000")))
+    serve.add_argument("--database", default=os.environ.get("CAPICUA_DATABASE_URL"))
+    _sim_parser(sub)
+    rp = sub.add_parser("replay", help="re-validate a match record (JSON or JSON lines) and print its results")
+    rp.add_argument("file")
+    vp = sub.add_parser("verify", help="recompute a hand's deal from its revealed seed")
+    vp.add_argument("--preset", default="cubano")
+    vp.add_argument("--seed", required=True, help="the hand seed revealed after the hand")
+    vp.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    sub.add_parser("bench", help="playout throughput benchmark")
+    sub.add_parser("tournament", help="duplicate-deal bot tournament")
+    args = parser.parse_args(argv)
+
+    if args.command == "serve":
+        from .server.app import serve as serve_app
+
+        serve_app(host=args.host, port=args.port, database_url=args.database)
+        return 0
+    if args.command == "sim":
+        try:
+            summary = run_sim(args)
+        except RulesError as exc:
+            print(json.dumps({"ok": False, "error": str(exc)}))
+            return 2
+        print(json.dumps(summary, indent=1))
+        return 0
+    if args.command == "replay":
+        return cmd_replay(args.file)
+    if args.command == "verify":
+        return cmd_verify(args.preset, args.seed, parse_options(args.option))
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
