@@ -1,0 +1,117 @@
+"""The command line: sim is deterministic, replay accepts honest records and
+rejects tampered ones with the index of the first bad action."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from capicua.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "capicua", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+
+
+def test_sim_same_seed_same_output(tmp_path: Path) -> None:
+    args = ["sim", "--preset", "cubano", "--matches", "3", "--seed", "42", "--bot", "botagorda", "--vs", "random"]
+    first = run_cli(*args, "--records", str(tmp_path / "a.jsonl"))
+    second = run_cli(*args, "--records", str(tmp_path / "b.jsonl"))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    assert (tmp_path / "a.jsonl").read_text() == (tmp_path / "b.jsonl").read_text()
+    summary = json.loads(first.stdout)
+    assert summary["hands"] == summary["domino"] + summary["tranque"] + summary["tie"]
+    assert sum(summary["matches_won_by_team"]) == 3
+    assert sum(summary["hands_won_by_team"]) == summary["hands"] - summary["tie"]
+
+
+@pytest.mark.parametrize("preset", ["la-plaza", "mano-a-mano", "all-fives", "double-nine-cross"])
+def test_sim_records_replay(tmp_path: Path, preset: str, capsys: pytest.CaptureFixture[str]) -> None:
+    records = tmp_path / "r.jsonl"
+    assert main(["sim", "--preset", preset, "--matches", "2", "--seed", "s", "--records", str(records)]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(records)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] is True and len(out["records"]) == 2
+    for rec_line, summary in zip(records.read_text().splitlines(), out["records"], strict=True):
+        assert summary["scores"] == json.loads(rec_line)["scores"]
+
+
+def _one_record(tmp_path: Path) -> dict:
+    records = tmp_path / "r.jsonl"
+    assert main(["sim", "--preset", "cubano", "--matches", "1", "--seed", "t", "--records", str(records)]) == 0
+    return json.loads(records.read_text().splitlines()[0])
+
+
+def _replay(tmp_path: Path, record: dict, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(record))
+    capsys.readouterr()
+    code = main(["replay", str(path)])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_replay_rejects_tile_not_in_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record = _one_record(tmp_path)
+    hand = record["hands"][0]
+    plays = [i for i, a in enumerate(hand["actions"]) if "play" in a and a["end"] is not None]
+    i = plays[3]
+    seat = hand["actions"][i]["seat"]
+    # A tile that the seat was never dealt.
+    dealt = {tuple(t) for t in hand["deal"]["hands"][seat]}
+    foreign = next(tuple(t) for t in hand["deal"]["sleeping"] if tuple(t) not in dealt)
+    hand["actions"][i]["play"] = list(foreign)
+    code, out = _replay(tmp_path, record, capsys)
+    assert code == 1 and out["ok"] is False
+    assert (out["hand"], out["action"]) == (0, i)
+    assert "hold" in out["error"]
+
+
+def test_replay_rejects_pass_holding_playable_tile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record = _one_record(tmp_path)
+    hand = record["hands"][0]
+    i = next(i for i, a in enumerate(hand["actions"]) if "play" in a and a["end"] is not None)
+    seat = hand["actions"][i]["seat"]
+    hand["actions"][i] = {"seat": seat, "pass": True}
+    code, out = _replay(tmp_path, record, capsys)
+    assert code == 1
+    assert (out["hand"], out["action"]) == (0, i)
+    assert "playable" in out["error"]
+
+
+def test_replay_rejects_wrong_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record = _one_record(tmp_path)
+    hand = record["hands"][0]
+    hand["result"]["points"] += 1
+    code, out = _replay(tmp_path, record, capsys)
+    assert code == 1
+    assert (out["hand"], out["action"]) == (0, len(hand["actions"]))
+    assert "points" in out["error"]
+
+
+def test_replay_rejects_deal_not_from_seed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record = _one_record(tmp_path)
+    deal = record["hands"][0]["deal"]
+    deal["hands"][0][0], deal["sleeping"][0] = deal["sleeping"][0], deal["hands"][0][0]
+    code, out = _replay(tmp_path, record, capsys)
+    assert code == 1 and out["hand"] == 0 and "seed" in out["error"]
+
+
+def test_sim_verbose_prints_hands(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "--preset", "cubano", "--matches", "1", "--seed", "v", "--bot", "botagorda", "--verbose"]) == 0
+    out = capsys.readouterr().out
+    assert "Hand 1" in out and "South" in out and "Scores" in out
+
+
+def test_sim_refuses_impossible_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "--preset", "cubano", "--option", "players=3"]) == 2
+    assert "players" in json.loads(capsys.readouterr().out)["error"]
