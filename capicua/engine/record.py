@@ -84,14 +84,32 @@ def _replay_hand(match: Match, rec: Any, h_index: int, last: bool) -> None:
     present = None
     if opener is not None and opener != drawn_guess:
         present = frozenset({opener})
-    match.start_hand(present)
+    source = rec.get("deal_source", "seed")
+    if source == "given":
+        given = rec.get("given_deal")
+        if not isinstance(given, dict):
+            raise RecordError("a hand with a given deal must record it", hand=h_index)
+        given_hands: Any = given.get("hands")
+        given_sleeping: Any = given.get("sleeping")
+        try:
+            match.start_hand_with_deal(given_hands, given_sleeping, rec.get("opener_given"), present)
+        except EngineError as exc:
+            raise RecordError(f"bad given deal: {exc}", hand=h_index) from exc
+    elif source == "seed":
+        match.start_hand(present)
+    else:
+        raise RecordError(f"unknown deal_source {source!r}", hand=h_index)
     hand = match.hand
     assert hand is not None
-    if rec.get("deal") is not None and rec["deal"] != hand.deals[-1]:
-        raise RecordError("the deal does not come from the seed", hand=h_index)
+    actions = rec.get("actions")
+    # A redeal accepted during the hand (redeal_five_doubles=on_request) replaces
+    # the deal: the recorded deal is then the last one, checked after the actions.
+    redealt = isinstance(actions, list) and any(isinstance(a, dict) and a.get("redeal") is True for a in actions)
+    where = "the given deal" if source == "given" else "the seed"
+    if not redealt and rec.get("deal") is not None and rec["deal"] != hand.deals[-1]:
+        raise RecordError(f"the deal does not come from {where}", hand=h_index)
     if opener is not None and opener != hand.opener:
         raise RecordError(f"seat {opener} cannot open this hand (seat {hand.opener} does)", hand=h_index)
-    actions = rec.get("actions")
     if not isinstance(actions, list):
         raise RecordError("actions must be a list", hand=h_index)
     i = 0
@@ -129,6 +147,8 @@ def _replay_hand(match: Match, rec: Any, h_index: int, last: bool) -> None:
         raise RecordError(
             f"the record leaves out {hand.actions[len(actions)]}", hand=h_index, action=len(actions)
         )
+    if redealt and rec.get("deal") is not None and rec["deal"] != hand.deals[-1]:
+        raise RecordError(f"the deal does not come from {where}", hand=h_index, action=len(actions))
     result = rec.get("result")
     if hand.result is None:
         if result is not None or not last:

@@ -116,6 +116,10 @@ class Hand:
         self.in_play_points: list[int] = []
         self.pending_redeal: list[int] = []
         self.result: dict[str, Any] | None = None
+        # "seed": the deal comes from the hand's seed; "given": from start_hand_with_deal.
+        self.deal_source = "seed"
+        self.given_deal: dict[str, Any] | None = None
+        self.opener_given: int | None = None
 
     def playable_arms(self) -> list[str]:
         return list(self.uncovered) if self.uncovered else list(self.arm_order)
@@ -207,8 +211,60 @@ class Match:
         opener was drawn at random and the drawn seat is not present but its
         partner is, the partner opens instead (RULES.md §1).
         """
+        return self._start_hand(present, None, None)
+
+    def start_hand_with_deal(
+        self,
+        hands: list[list[Tile]],
+        sleeping: list[Tile],
+        opener: int | None = None,
+        present: frozenset[int] | set[int] | None = None,
+    ) -> list[dict[str, Any]]:
+        """For tests and puzzles: start the next hand from a given deal instead of the seed's.
+
+        ``hands[seat]`` are the tiles dealt to each seat and ``sleeping`` the
+        sleeping tiles in the order they would be drawn; together they must be
+        the whole set, ``hand_size`` tiles per seat. ``opener`` (optional)
+        replaces the seat the rules would choose (the partner substitution of
+        ``present`` still applies to the first hand). Every rule applies to the
+        given deal as to a dealt one: if the rules void it (five doubles, no
+        double), the next deals come from the hand's seed as usual. The record
+        marks the hand ``"deal_source": "given"`` and stores the given deal so
+        that :func:`replay` can rebuild it.
+        """
+        self._check_phase_for_start()
+        rules = self.rules
+        if not isinstance(hands, (list, tuple)) or len(hands) != rules.players:
+            raise MalformedActionError(f"a deal gives tiles to each of the {rules.players} seats")
+        given_hands: list[list[Tile]] = []
+        for h in hands:
+            if not isinstance(h, (list, tuple)) or len(h) != rules.hand_size:
+                raise MalformedActionError(f"each seat is dealt {rules.hand_size} tiles")
+            given_hands.append(sorted(canonical(*parse_tile(t, rules.max_pip)) for t in h))
+        if not isinstance(sleeping, (list, tuple)):
+            raise MalformedActionError("the sleeping tiles are a list")
+        given_sleeping = [canonical(*parse_tile(t, rules.max_pip)) for t in sleeping]
+        everything = sorted([t for h in given_hands for t in h] + given_sleeping)
+        if everything != full_set(rules.max_pip):
+            raise MalformedActionError(f"hands and sleeping tiles must hold every tile of the double-{rules.max_pip} set once")
+        if opener is not None and (type(opener) is not int or not 0 <= opener < rules.players):
+            raise MalformedActionError(f"opener must be a seat from 0 to {rules.players - 1}")
+        if opener is not None and self._opener_rule(len(self.hands) + 1) in FORCED_DOUBLE_OPENERS:
+            if not any(t[0] == t[1] for t in given_hands[opener]):
+                raise MalformedActionError(f"seat {opener} must open with a double and holds none")
+        return self._start_hand(present, (given_hands, given_sleeping), opener)
+
+    def _check_phase_for_start(self) -> None:
         if self.phase not in ("new", "hand_over"):
             raise PhaseError("a hand is already being played" if self.phase != "match_over" else "the match is over")
+
+    def _start_hand(
+        self,
+        present: frozenset[int] | set[int] | None,
+        given: tuple[list[list[Tile]], list[Tile]] | None,
+        opener_given: int | None,
+    ) -> list[dict[str, Any]]:
+        self._check_phase_for_start()
         number = len(self.hands) + 1
         hand = Hand(number, hand_seed(self.seed, number), self.rules.players)
         hand.opener_rule = self._opener_rule(number)
@@ -218,11 +274,20 @@ class Match:
             prev = self.hands[-1].result
             assert prev is not None
             drawn = prev["next_opener"]
+        if given is not None:
+            hand.deal_source = "given"
+            hand.given_deal = {
+                "hands": [[list(t) for t in h] for h in given[0]],
+                "sleeping": [list(t) for t in given[1]],
+            }
+            hand.opener_given = opener_given
         events: list[dict[str, Any]] = []
         self.hands.append(hand)
-        self._deal(hand, events)
+        self._deal(hand, events, given)
         if hand.opener_rule in DEAL_OPENERS:
             drawn = self._highest_double_holder(hand)
+        if opener_given is not None and not hand.voided:
+            drawn = opener_given
         assert drawn is not None
         hand.opener_drawn = drawn
         hand.opener = drawn
@@ -265,12 +330,23 @@ class Match:
         assert best is not None  # a deal with no double was voided
         return best[1]
 
-    def _deal(self, hand: Hand, events: list[dict[str, Any]]) -> None:
-        """Deal until a deal stands (automatic redeals are recorded as events)."""
+    def _deal(
+        self,
+        hand: Hand,
+        events: list[dict[str, Any]],
+        given: tuple[list[list[Tile]], list[Tile]] | None = None,
+    ) -> None:
+        """Deal until a deal stands (automatic redeals are recorded as events).
+
+        ``given`` replaces the first deal (see :meth:`start_hand_with_deal`)."""
         rules = self.rules
         for _ in range(MAX_DEALS):
-            tiles = shuffled_set(hand.rng, rules.max_pip)
-            hands, sleeping = split_deal(tiles, rules.players, rules.hand_size)
+            if given is not None:
+                hands, sleeping = [list(h) for h in given[0]], list(given[1])
+                given = None
+            else:
+                tiles = shuffled_set(hand.rng, rules.max_pip)
+                hands, sleeping = split_deal(tiles, rules.players, rules.hand_size)
             hand.deals.append({"hands": [[list(t) for t in h] for h in hands], "sleeping": [list(t) for t in sleeping]})
             reason = None
             seat = None
@@ -343,6 +419,12 @@ class Match:
             raise MalformedActionError(f"seat must be a number from 0 to {self.rules.players - 1}")
         if not isinstance(action, (Play, RedealAnswer)):
             raise MalformedActionError("unknown action")
+        if isinstance(action, Play):
+            parse_tile(action.tile, self.rules.max_pip)  # a pair of numbers of this set, else malformed
+            if action.end is not None and not isinstance(action.end, str):
+                raise MalformedActionError("end is the name of an open end, or null for the first tile")
+        elif type(action.accept) is not bool:
+            raise MalformedActionError("redeal is true or false")
         hand = self.hand
         if self.phase not in ("play", "redeal_question") or hand is None:
             raise PhaseError("no hand is being played" if self.phase != "match_over" else "the match is over")
@@ -701,19 +783,22 @@ class Match:
         """The match record (versioned JSON): rules, seed and every hand."""
         hands = []
         for h in self.hands:
-            hands.append(
-                {
-                    "number": h.number,
-                    "seed_hash": h.seed_hash,
-                    "voided": copy.deepcopy(h.voided),
-                    "deal": copy.deepcopy(h.deals[-1]) if h.deals else None,
-                    "deals": len(h.deals),
-                    "opener_drawn": h.opener_drawn,
-                    "opener": h.opener,
-                    "actions": copy.deepcopy(h.actions),
-                    "result": copy.deepcopy(h.result),
-                }
-            )
+            entry: dict[str, Any] = {
+                "number": h.number,
+                "seed_hash": h.seed_hash,
+                "voided": copy.deepcopy(h.voided),
+                "deal": copy.deepcopy(h.deals[-1]) if h.deals else None,
+                "deals": len(h.deals),
+                "opener_drawn": h.opener_drawn,
+                "opener": h.opener,
+                "actions": copy.deepcopy(h.actions),
+                "result": copy.deepcopy(h.result),
+            }
+            if h.deal_source == "given":
+                entry["deal_source"] = "given"
+                entry["given_deal"] = copy.deepcopy(h.given_deal)
+                entry["opener_given"] = h.opener_given
+            hands.append(entry)
         return {
             "format": RECORD_FORMAT,
             "rules": self.rules.to_json(),
