@@ -1,15 +1,23 @@
 """Bots: players that choose an action from a seat's view only.
 
-``decide(level, view, seed)`` is a pure function of what the seat may know,
-so it can run in a process pool and cannot peek at hidden tiles.
+``decide(level, view, seed, budget_ms=None)`` is a pure function of what the
+seat may know (plus a seed and a thinking budget), so it can run in a process
+pool and cannot peek at hidden tiles. ``decide_cheating(match, seat, seed)``
+is the ``tramposo`` twin that sees every hand: it measures the ceiling and is
+never offered to players. See docs/bots.md.
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
-LEVELS = ("random", "botagorda")
+from .medio import decide_medio
+from .search import DIFICIL, EXPERTO, Config, cheat_decide, search_decide
+
+LEVELS = ("random", "botagorda", "medio", "dificil", "experto")
+CHEATING_LEVELS = ("tramposo",)
 
 
 def _legal(view: dict[str, Any]) -> list[dict[str, Any]]:
@@ -33,13 +41,38 @@ def decide_botagorda(view: dict[str, Any], rng: random.Random) -> dict[str, Any]
     return dict(rng.choice([m for m in legal if sum(m["tile"]) == best]))
 
 
-_DECIDERS = {"random": decide_random, "botagorda": decide_botagorda}
+def _search(cfg: Config) -> Any:
+    def run(view: dict[str, Any], rng: random.Random, budget_ms: float | None) -> dict[str, Any]:
+        c = cfg if budget_ms is None else replace(cfg, budget_ms=float(budget_ms))
+        return search_decide(view, rng, c)
+
+    return run
 
 
-def decide(level: str, view: dict[str, Any], seed: int, budget_ms: int | None = None) -> dict[str, Any]:
-    """The action a bot of ``level`` takes in ``view`` (JSON, as ``parse_action`` reads it)."""
-    try:
-        fn = _DECIDERS[level]
-    except KeyError:
-        raise ValueError(f"unknown bot level {level!r}; levels: {', '.join(LEVELS)}") from None
-    return fn(view, random.Random(seed))
+_SIMPLE = {"random": decide_random, "botagorda": decide_botagorda, "medio": decide_medio}
+_SEARCH = {"dificil": _search(DIFICIL), "experto": _search(EXPERTO)}
+
+
+def decide(level: str, view: dict[str, Any], seed: int, budget_ms: float | None = None) -> dict[str, Any]:
+    """The action a bot of ``level`` takes in ``view`` (JSON, as ``parse_action`` reads it).
+
+    ``budget_ms`` is a thinking budget for the search levels, turned into a
+    number of playouts by a calibrated rate (so the result stays a pure
+    function of view, seed and budget); None means the level's default.
+    """
+    rng = random.Random(seed)
+    if level in _SIMPLE:
+        return _SIMPLE[level](view, rng)
+    if level in _SEARCH:
+        return _SEARCH[level](view, rng, budget_ms)
+    raise ValueError(f"unknown bot level {level!r}; levels: {', '.join(LEVELS)}")
+
+
+def decide_cheating(match: Any, seat: int, seed: int, budget_ms: float | None = None) -> dict[str, Any]:
+    """``tramposo``: sees every hand of ``match`` and searches with perfect information."""
+    if match.turn != seat:
+        raise ValueError("it is not this seat's turn")
+    return cheat_decide(match, seat, random.Random(seed), 200.0 if budget_ms is None else float(budget_ms))
+
+
+__all__ = ["CHEATING_LEVELS", "LEVELS", "decide", "decide_cheating", "decide_botagorda", "decide_random"]

@@ -1,0 +1,198 @@
+"""What a seat knows about the hidden tiles, and deals consistent with it.
+
+From a view a seat knows: its own tiles, every tile on the table, how many
+tiles every other seat holds, how many lie in the boneyard (the 15 sleeping
+tiles in the Cuban game), and every pass — a seat that passed holds neither
+number that was open (it cannot have gained tiles since, except by drawing,
+and a pass only happens once drawing is over). :class:`Knowledge` turns that
+into per-seat allowed tiles and samples hidden deals that respect all of it.
+
+``likelihood`` scores a sampled deal by how probable the other seats' observed
+plays are under a "botar la gorda" softmax model (players tend to shed heavy
+tiles), used by ``experto`` to weight samples.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+from .sim import Sim, Static, sim_from_public, static_of
+
+
+class Knowledge:
+    """The hidden-tile constraints of one seat's view."""
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        st = static_of(view["rules"])
+        self.st = st
+        self.view = view
+        me = int(view["seat"])
+        self.me = me
+        self.mine = [st.index(t) for t in view["hand"]]
+        played: set[int] = set()
+        if view.get("center") is not None:
+            played.add(st.index(view["center"]))
+            for tiles in view["arms"].values():
+                for t in tiles:
+                    played.add(st.index(t))
+        self.played = played
+        known = set(self.mine) | played
+        self.unknown = [t for t in range(st.nt) if t not in known]
+        counts = view["counts"]
+        self.need = [0 if s == me else int(counts[s]) for s in range(st.n)]
+        self.boneyard = int(view.get("boneyard") or 0)
+        self.forbidden = [set(p) for p in view["passed_on"]]
+        ta, tb = st.ta, st.tb
+        self.allowed: list[list[int]] = []
+        for s in range(st.n):
+            f = self.forbidden[s]
+            self.allowed.append([t for t in self.unknown if ta[t] not in f and tb[t] not in f])
+        # Most constrained seats first: fewest spare allowed tiles.
+        others = [s for s in range(st.n) if s != me and self.need[s] > 0]
+        self.order = sorted(others, key=lambda s: len(self.allowed[s]) - self.need[s])
+        self.base = sim_from_public(st, view)
+        self._plays = _observed_plays(st, view, me)
+
+    def sample(self, rng: random.Random) -> list[list[int]]:
+        """A random assignment of the unknown tiles: hands[s] for every seat
+        (own hand included) and, last, the boneyard (in draw order)."""
+        st = self.st
+        ta, tb = st.ta, st.tb
+        for _attempt in range(40):
+            pool = self.unknown[:]
+            rng.shuffle(pool)
+            taken: set[int] = set()
+            hands: list[list[int]] = [[] for _ in range(st.n)]
+            ok = True
+            for s in self.order:
+                need = self.need[s]
+                f = self.forbidden[s]
+                got = hands[s]
+                for t in pool:
+                    if t in taken or ta[t] in f or tb[t] in f:
+                        continue
+                    got.append(t)
+                    taken.add(t)
+                    if len(got) == need:
+                        break
+                if len(got) < need:
+                    ok = False
+                    break
+            if ok:
+                hands[self.me] = self.mine[:]
+                bone = [t for t in pool if t not in taken]
+                hands.append(bone)
+                return hands
+        return self._sample_matching(rng)
+
+    def _sample_matching(self, rng: random.Random) -> list[list[int]]:
+        """Fallback: a feasible assignment by augmenting paths (always exists:
+        the true deal is one), randomised by shuffling."""
+        st = self.st
+        slots: list[int] = []  # seat of each slot; boneyard slots are seat n
+        for s in range(st.n):
+            slots += [s] * self.need[s]
+        slots += [st.n] * self.boneyard
+        pool = self.unknown[:]
+        rng.shuffle(pool)
+        ta, tb = st.ta, st.tb
+
+        def fits(t: int, s: int) -> bool:
+            if s == st.n:
+                return True
+            f = self.forbidden[s]
+            return ta[t] not in f and tb[t] not in f
+
+        owner: dict[int, int] = {}  # slot -> tile
+        slot_of: dict[int, int] = {}  # tile -> slot
+
+        def augment(t: int, seen: set[int]) -> bool:
+            for j in range(len(slots)):
+                if j in seen or not fits(t, slots[j]):
+                    continue
+                seen.add(j)
+                if j not in owner or augment(owner[j], seen):
+                    owner[j] = t
+                    slot_of[t] = j
+                    return True
+            return False
+
+        for t in pool:
+            augment(t, set())
+        hands: list[list[int]] = [[] for _ in range(st.n + 1)]
+        for j, t in owner.items():
+            hands[slots[j]].append(t)
+        hands[self.me] = self.mine[:]
+        return hands
+
+    def determinize(self, rng: random.Random) -> Sim:
+        hands = self.sample(rng)
+        return self.to_sim(hands)
+
+    def to_sim(self, hands: list[list[int]]) -> Sim:
+        s = self.base.copy()
+        s.hands = [h[:] for h in hands[: self.st.n]]
+        s.boneyard = hands[self.st.n][:]
+        return s
+
+    def log_likelihood(self, hands: list[list[int]], beta: float, skip: int = -1) -> float:
+        """log P(observed plays of the other seats | deal) under a softmax over
+        the legal tiles with weight exp(beta * pips). Seat ``skip`` (and the
+        seat itself) is not modelled. Draw games are not weighted (0.0)."""
+        if self.st.drawing or beta == 0.0:
+            return 0.0
+        st = self.st
+        ta, tb, tp = st.ta, st.tb, st.tp
+        held = [set(h) for h in hands[: st.n]]
+        total = 0.0
+        for seat, t, left, right in self._plays:
+            if seat == skip:
+                held[seat].add(t)
+                continue
+            h = held[seat]
+            h.add(t)
+            if left < 0:
+                legal = h
+            else:
+                legal = [u for u in h if ta[u] in (left, right) or tb[u] in (left, right)]
+            if len(legal) <= 1:
+                continue
+            m = max(tp[u] for u in legal)
+            z = 0.0
+            for u in legal:
+                z += math.exp(beta * (tp[u] - m))
+            total += beta * (tp[t] - m) - math.log(z)
+        return total
+
+
+def _observed_plays(st: Static, view: dict[str, Any], me: int) -> list[tuple[int, int, int, int]]:
+    """Plays of the other seats, newest first, with the ends they were made on:
+    (seat, tile, left, right) with left = -1 for the opening tile. Line layouts only
+    (cross layouts return no plays: no weighting there)."""
+    if not st.line:
+        return []
+    out = []
+    left = right = -1
+    r = st.rules
+    forced = any(
+        o in ("highest_double", "must_play_top_double")
+        for o in (r.first_opener, r.next_opener_after_win, r.next_opener_after_tranque)
+    )
+    for a in view.get("history") or []:
+        if "play" not in a:
+            continue
+        x, y = a["play"]
+        t = st.index((x, y))
+        seat = int(a["seat"])
+        if seat != me and not (a["end"] is None and forced):
+            out.append((seat, t, left, right))
+        if a["end"] is None:
+            left, right = int(x), int(y)
+        elif a["end"] == "left":
+            left = int(y) if int(x) == left else int(x)
+        else:
+            right = int(y) if int(x) == right else int(x)
+    out.reverse()
+    return out

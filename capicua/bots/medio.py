@@ -1,0 +1,156 @@
+"""``medio``: a club player's heuristics, one pass over the legal moves.
+
+Each legal move gets a score from what the view shows:
+
+* *botar la gorda* — heavier tiles are worth shedding (pips);
+* *la data* — leave open the numbers it holds most of, so it keeps playing;
+* *contar lo que ha salido* — a number whose other tiles are all out is dead:
+  leaving it open to an opponent who cannot have it is good, leaving it to
+  itself is bad when it holds none of it;
+* partner — leave open the numbers the partner showed (played to / left open),
+  never the numbers the partner passed on;
+* opponents — leave open the numbers an opponent passed on (keep them dead),
+  cover the numbers the opponent just showed;
+* doubles — play a double before its number dies ("ahorcar un doble");
+* *trancar* — close the game when the count says its side is lighter; avoid it
+  otherwise.
+
+For individual games the "partner" terms vanish; in-play scoring games add the
+points the move scores at once.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from .sim import static_of
+
+
+def decide_medio(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    legal = view.get("legal") or []
+    if not legal:
+        raise ValueError("the seat has no choice to make in this view")
+    if "redeal" in legal[0]:
+        return {"redeal": True}
+    if len(legal) == 1:
+        return dict(legal[0])
+    st = static_of(view["rules"])
+    n = st.n
+    me = int(view["seat"])
+    maxp = st.max_pip
+    partner = (me + 2) % 4 if st.rules.partnership else None
+    hand = [(int(a), int(b)) for a, b in view["hand"]]
+    my_count = [0] * (maxp + 1)
+    for a, b in hand:
+        my_count[a] += 1
+        if b != a:
+            my_count[b] += 1
+    out_count = [0] * (maxp + 1)  # tiles of each number already on the table
+    shown: list[set[int]] = [set() for _ in range(n)]  # numbers each seat left open / played to
+    if view.get("center") is not None:
+        tiles = [tuple(view["center"])] + [tuple(t) for arm in view["arms"].values() for t in arm]
+        for a, b in tiles:
+            out_count[a] += 1
+            if b != a:
+                out_count[b] += 1
+    for act in view.get("history") or []:
+        if "play" in act:
+            a, b = act["play"]
+            shown[int(act["seat"])].update((int(a), int(b)))
+    passed = [set(p) for p in view["passed_on"]]
+    per_number = maxp + 2  # tiles holding a given number
+    # Unseen tiles of each number (in other hands or sleeping).
+    unseen = [per_number - out_count[v] - my_count[v] for v in range(maxp + 1)]
+    opponents = [s for s in range(n) if s != me and s != partner]
+    ends = {e["end"]: (int(e["value"]), bool(e["double"])) for e in view.get("ends") or []}
+    my_pips = sum(a + b for a, b in hand)
+    counts = view["counts"]
+    unknown_tiles = sum(counts) - counts[me] + int(view.get("boneyard") or 0)
+    unknown_pips = sum(range(maxp + 1)) * (maxp + 2) - sum(
+        (a + b) for a, b in hand
+    ) - sum(out_count[v] * v for v in range(maxp + 1))
+    mean_unknown = unknown_pips / unknown_tiles if unknown_tiles else 0.0
+
+    best = None
+    best_score = -1e18
+    for mv in legal:
+        a, b = int(mv["tile"][0]), int(mv["tile"][1])
+        pips = a + b
+        score = 0.6 * pips
+        if len(hand) == 1:
+            return dict(mv)  # going out
+        rest = my_count[:]
+        rest[a] -= 1
+        if b != a:
+            rest[b] -= 1
+        if mv.get("end") is None:
+            opened = {a, b}
+            new_ends = [a, b]
+        else:
+            inner, _dbl = ends[mv["end"]]
+            outer = b if a == inner else a
+            new_ends = [outer] + [v for k, (v, _) in ends.items() if k != mv["end"]]
+            opened = {outer}
+            # Covering a number an opponent showed; uncovering for partner.
+            for s in opponents:
+                if inner in shown[s] and inner not in passed[s]:
+                    score += 1.0
+            if partner is not None and inner in shown[partner]:
+                score -= 1.0
+        for v in opened:
+            score += 2.0 * rest[v]  # la data: keep my numbers open
+            if partner is not None:
+                if v in passed[partner]:
+                    score -= 3.0
+                elif v in shown[partner]:
+                    score += 1.5
+            for s in opponents:
+                if v in passed[s]:
+                    score += 3.0
+                elif v in shown[s]:
+                    score -= 1.0
+        if a == b:
+            score += 4.0 + (3.0 if unseen[a] <= 2 else 0.0)
+        # Doubles left hanging: holding double v while v gets scarce.
+        for (x, y) in hand:
+            if x == y and (x, y) != (a, b):
+                if x in opened:
+                    score += 1.5  # I can follow with it next time
+        # Tranque: the ends after the move are all the same number and no
+        # unseen tile holds it (every one is on the table or with me).
+        if len(set(new_ends)) == 1 and mv.get("end") is not None:
+            v = new_ends[0]
+            if unseen[v] - (1 if v in (a, b) else 0) <= 0 and rest[v] == 0:
+                mine_after = my_pips - pips
+                rivals = min((counts[s] for s in opponents), default=0)
+                lighter = mine_after < mean_unknown * rivals
+                score += 25.0 if lighter else -25.0
+        if st.in_play != "none":
+            score += 1.0 * _in_play_points(view, mv, a, b)
+        if score > best_score:
+            best_score = score
+            best = mv
+    assert best is not None
+    return dict(best)
+
+
+def _in_play_points(view: dict[str, Any], mv: dict[str, Any], a: int, b: int) -> int:
+    rules = view["rules"]
+    ends = view.get("ends") or []
+    if mv.get("end") is None:
+        count = a + b
+    else:
+        total = 0
+        for e in ends:
+            v, d = int(e["value"]), bool(e["double"])
+            if e["end"] == mv["end"]:
+                outer = b if a == v else a
+                total += 2 * outer if a == b else outer
+            else:
+                total += 2 * v if d else v
+        count = total
+    mode = rules["in_play_scoring"]
+    if count > 0 and (count % 5 == 0 or (mode == "fives_and_threes" and count % 3 == 0)):
+        return count
+    return 0
