@@ -28,6 +28,7 @@ FIRST_OPENERS = (
 NEXT_AFTER_WIN = ("winner", "rotate", "highest_double", "highest_double_holder")
 NEXT_AFTER_TRANQUE = (
     "same_opener",
+    "winner",  # the tranque's winner opens; after a tie the same opener (mano-a-mano)
     "blocker",
     "other_team_on_tie",
     "rotate",
@@ -236,6 +237,7 @@ PRESETS: dict[str, tuple[dict[str, Any], Any, str]] = {
             partnership=False,
             drawing=True,
             first_opener="team_draw",
+            next_opener_after_tranque="winner",
             redeal_five_doubles="off",
         ),
         _fixed(7, 6, 2),
@@ -289,6 +291,10 @@ def make_rules(preset: str = "cubano", **overrides: Any) -> Rules:
     if overrides.get("first_opener") == "fid_rotation":
         fields["next_opener_after_win"] = "rotate"
         fields["next_opener_after_tranque"] = "rotate"
+    # Presets played by 2-5 players "or 4 in two partnerships" (block, draw, ...):
+    # another number of players means individual play unless the caller said otherwise.
+    if "players" in overrides and overrides["players"] != 4 and "partnership" not in overrides:
+        fields["partnership"] = False
     fields.update({k: v for k, v in overrides.items() if k != "hand_size"})
     _check_types(fields)
     hand_size = overrides.get("hand_size")
@@ -345,6 +351,8 @@ def _check_types(fields: dict[str, Any]) -> None:
 
 def validate(rules: Rules) -> None:
     """Refuse combinations that cannot be played, saying why."""
+    if rules.in_play_scoring != "none" and not 2 <= rules.players <= 4:
+        raise RulesError(f"{rules.preset} is played by 2 to 4 players")
     if rules.partnership and rules.players != 4:
         raise RulesError("partnerships need exactly 4 players (two teams of two, partners opposite)")
     dealt = rules.players * rules.hand_size

@@ -658,17 +658,30 @@ class Match:
         if rule in DEAL_OPENERS:
             return None
         if rule == "winner":
-            return seat
+            # After a tied tranque there is no winner: the same player opens again.
+            return seat if seat is not None else hand.opener
         if rule == "rotate":
             return (hand.opener + 1) % n
         if rule == "same_opener":
             return hand.opener
         if rule == "blocker":
             return hand.last_player
-        # other_team_on_tie: a tie goes to the team that did not open; a win to the winner.
-        if kind == "tie":
-            return (hand.opener + 1) % n
-        return seat
+        # other_team_on_tie: a win goes to the winner; a tie to "the tied player on
+        # the team that did not start the tied round" (pagat, seed 000), the first
+        # such player after the opener; without a tied player there (lowest_team),
+        # the first player of that team after the opener.
+        if kind != "tie":
+            return seat
+        opener_team = rules.team_of(hand.opener)
+        others = [(hand.opener + i) % n for i in range(1, n)]
+        others = [s for s in others if rules.team_of(s) != opener_team]
+        if rules.tranque_winner == "lowest_player":
+            totals = self.pip_totals(hand)
+            low = min(totals)
+            tied = [s for s in others if totals[s] == low]
+            if tied:
+                return tied[0]
+        return others[0]
 
     def _finish(
         self,
