@@ -1,0 +1,289 @@
+"""Duplicate-deal bot tournaments: ``capicua tournament``.
+
+::
+
+    capicua tournament --preset cubano --a dificil --b botagorda --hands 4000 --seed 1 --workers 2
+
+Every deal is played twice, the sides swapping seats, so the luck of the
+deal cancels: deal ``d`` comes from the Match seed ``"<S>/<d>"``; in the
+first play side A holds seats 0 and 2 (the even seats) and side B seats 1
+and 3, in the second play the other way round. ``--hands N`` is the number
+of *duplicate hands* (deals), so ``2 N`` hands are played. A level's partner
+is the same level. Non-partnership games (mano-a-mano, all-fives…) are
+played the same way with the even / odd seats as the sides.
+
+A hand is won by the side that scored more points in it (in-play points
+included); equal points (a tied tranque) is a tie. The 95% interval on the
+share of decided hands won by A is Wilson's, treating hands as independent
+(duplicate pairs are negatively correlated, so this is conservative).
+
+The match-to-target win rate is *estimated* by simulation: whole matches to
+the preset's target are resampled from the observed duplicate pairs (each
+simulated hand draws one observed hand at random, from either seating).
+``--matches M`` additionally plays M real whole matches (sides alternating
+seats) and reports their result.
+
+Decision time is CPU time (``time.process_time``) per call of the bot,
+including trivial one-move decisions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+import zlib
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from capicua.bots import CHEATING_LEVELS, LEVELS, decide, decide_cheating
+from capicua.engine import Match, make_rules, parse_action
+
+
+def _seed_int(*parts: Any) -> int:
+    return zlib.crc32("/".join(str(p) for p in parts).encode())
+
+
+def _decide(level: str, match: Match, seat: int, seed: int, budget: float | None) -> dict[str, Any]:
+    if level in CHEATING_LEVELS:
+        return decide_cheating(match, seat, seed, budget)
+    return decide(level, match.view(seat), seed, budget)
+
+
+def _play_hand(
+    match: Match, levels: list[str], budgets: list[float | None], tag: str, times: list[list[float]]
+) -> list[int]:
+    """Play the current hand of ``match``; seat s uses levels[s % 2]. Returns
+    points gained per side (even seats, odd seats)."""
+    rules = match.rules
+    before = list(match.scores)
+    k = 0
+    while match.phase in ("play", "redeal_question"):
+        seat = match.turn
+        assert seat is not None
+        side = seat % 2
+        t0 = time.process_time()
+        action = _decide(levels[side], match, seat, _seed_int(tag, k), budgets[side])
+        times[side].append(time.process_time() - t0)
+        match.apply(seat, parse_action(action, rules.max_pip))
+        k += 1
+    gained = [0, 0]
+    for team in range(rules.teams):
+        seat = rules.seats_of_team(team)[0]
+        gained[seat % 2] += match.scores[team] - before[team]
+    return gained
+
+
+def _run_deals(args: tuple[str, str, str, str, int, int, float | None, float | None]) -> dict[str, Any]:
+    preset, a, b, seed, start, stop, budget_a, budget_b = args
+    rules = make_rules(preset)
+    pairs = []
+    times: dict[str, list[float]] = {"a": [], "b": []}
+    for d in range(start, stop):
+        pair = []
+        for swap in (0, 1):
+            match = Match(rules, seed=f"{seed}/{d}")
+            match.start_hand()
+            if swap == 0:
+                levels, budgets = [a, b], [budget_a, budget_b]
+            else:
+                levels, budgets = [b, a], [budget_b, budget_a]
+            side_times: list[list[float]] = [[], []]
+            gained = _play_hand(match, levels, budgets, f"{seed}/{d}/{swap}", side_times)
+            if swap == 0:
+                pa, pb = gained
+                times["a"] += side_times[0]
+                times["b"] += side_times[1]
+            else:
+                pb, pa = gained
+                times["a"] += side_times[1]
+                times["b"] += side_times[0]
+            pair.append((pa, pb))
+        pairs.append(pair)
+    return {"pairs": pairs, "times": times}
+
+
+def _run_matches(args: tuple[str, str, str, str, int, int, float | None, float | None]) -> list[int]:
+    """Whole matches; returns 1 when side A won each."""
+    preset, a, b, seed, start, stop, budget_a, budget_b = args
+    rules = make_rules(preset)
+    out = []
+    for m in range(start, stop):
+        swap = m % 2
+        levels = [a, b] if swap == 0 else [b, a]
+        budgets = [budget_a, budget_b] if swap == 0 else [budget_b, budget_a]
+        match = Match(rules, seed=f"{seed}/match/{m}")
+        times: list[list[float]] = [[], []]
+        h = 0
+        while match.phase != "match_over":
+            match.start_hand()
+            _play_hand(match, levels, budgets, f"{seed}/match/{m}/{h}", times)
+            h += 1
+        assert match.match_result is not None
+        winner_seat = rules.seats_of_team(match.match_result["winner"])[0]
+        out.append(1 if winner_seat % 2 == swap else 0)
+    return out
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval for a proportion."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _stats_ms(xs: list[float]) -> dict[str, float]:
+    if not xs:
+        return {"mean_ms": 0.0, "p95_ms": 0.0, "max_ms": 0.0, "decisions": 0}
+    s = sorted(xs)
+    p95 = s[min(len(s) - 1, int(math.ceil(0.95 * len(s))) - 1)]
+    return {
+        "mean_ms": round(1000 * sum(s) / len(s), 3),
+        "p95_ms": round(1000 * p95, 3),
+        "max_ms": round(1000 * s[-1], 3),
+        "decisions": len(s),
+    }
+
+
+def estimate_match_win(hands: list[tuple[int, int]], target: int, n: int = 20000, seed: int = 0) -> float:
+    """Share of simulated matches to ``target`` won by A, each hand drawn at
+    random from the observed (points A, points B) hands."""
+    if not hands:
+        return 0.5
+    rng = random.Random(seed)
+    wins = 0
+    for _ in range(n):
+        sa = sb = 0
+        for _guard in range(100000):
+            pa, pb = hands[rng.randrange(len(hands))]
+            sa += pa
+            sb += pb
+            if (sa >= target or sb >= target) and sa != sb:
+                break
+        wins += sa > sb
+    return wins / n
+
+
+def run(
+    preset: str,
+    a: str,
+    b: str,
+    hands: int,
+    seed: str,
+    workers: int = 1,
+    budget_a: float | None = None,
+    budget_b: float | None = None,
+    matches: int = 0,
+) -> dict[str, Any]:
+    """Play the tournament and return the JSON-able summary."""
+    for lv in (a, b):
+        if lv not in LEVELS and lv not in CHEATING_LEVELS:
+            raise ValueError(f"unknown level {lv!r}; levels: {', '.join(LEVELS + CHEATING_LEVELS)}")
+    rules = make_rules(preset)
+    workers = max(1, workers)
+    chunk = max(1, min(25, math.ceil(hands / (4 * workers))))
+    jobs = [(preset, a, b, seed, s, min(hands, s + chunk), budget_a, budget_b) for s in range(0, hands, chunk)]
+    t0 = time.time()
+    if workers == 1:
+        parts = [_run_deals(j) for j in jobs]
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as ex:
+            parts = list(ex.map(_run_deals, jobs))
+    match_results: list[int] = []
+    if matches:
+        mchunk = max(1, math.ceil(matches / (2 * workers)))
+        mjobs = [(preset, a, b, seed, s, min(matches, s + mchunk), budget_a, budget_b) for s in range(0, matches, mchunk)]
+        if workers == 1:
+            for j in mjobs:
+                match_results += _run_matches(j)
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as ex:
+                for r in ex.map(_run_matches, mjobs):
+                    match_results += r
+    wall = time.time() - t0
+    played: list[tuple[int, int]] = []
+    times: dict[str, list[float]] = {"a": [], "b": []}
+    for p in parts:
+        for pair in p["pairs"]:
+            played += [tuple(x) for x in pair]  # type: ignore[misc]
+        times["a"] += p["times"]["a"]
+        times["b"] += p["times"]["b"]
+    wa = sum(1 for pa, pb in played if pa > pb)
+    wb = sum(1 for pa, pb in played if pb > pa)
+    ties = len(played) - wa - wb
+    decided = wa + wb
+    lo, hi = wilson(wa, decided)
+    margins = [pa - pb for pa, pb in played]
+    mean_margin = sum(margins) / len(margins) if margins else 0.0
+    sd = math.sqrt(sum((m - mean_margin) ** 2 for m in margins) / max(1, len(margins) - 1)) if margins else 0.0
+    # Duplicate pairs as the unit for the margin's interval.
+    pair_m = [margins[i] + margins[i + 1] for i in range(0, len(margins) - 1, 2)]
+    pm = sum(pair_m) / len(pair_m) if pair_m else 0.0
+    psd = math.sqrt(sum((x - pm) ** 2 for x in pair_m) / max(1, len(pair_m) - 1)) if pair_m else 0.0
+    half = 1.96 * psd / math.sqrt(len(pair_m)) / 2 if pair_m else 0.0
+    out: dict[str, Any] = {
+        "preset": preset,
+        "a": a,
+        "b": b,
+        "seed": seed,
+        "budget_ms_a": budget_a,
+        "budget_ms_b": budget_b,
+        "duplicate_hands": hands,
+        "hands_played": len(played),
+        "a_wins": wa,
+        "b_wins": wb,
+        "ties": ties,
+        "a_win_rate_decided": round(wa / decided, 4) if decided else None,
+        "a_win_rate_ci95": [round(lo, 4), round(hi, 4)],
+        "a_points_per_hand": round(sum(pa for pa, _ in played) / len(played), 3) if played else 0.0,
+        "b_points_per_hand": round(sum(pb for _, pb in played) / len(played), 3) if played else 0.0,
+        "a_margin_per_hand": round(mean_margin, 3),
+        "a_margin_per_hand_ci95": [round(mean_margin - half, 3), round(mean_margin + half, 3)],
+        "margin_sd": round(sd, 3),
+        "match_target": rules.target,
+        "a_match_win_rate_estimated": round(estimate_match_win(played, rules.target, seed=_seed_int(seed)), 4),
+        "match_win_rate_method": "simulated matches resampling the observed hands (not played)",
+        "decision_time_a": _stats_ms(times["a"]),
+        "decision_time_b": _stats_ms(times["b"]),
+        "workers": workers,
+        "wall_seconds": round(wall, 1),
+    }
+    if matches:
+        mw = sum(match_results)
+        mlo, mhi = wilson(mw, len(match_results))
+        out["matches_played"] = len(match_results)
+        out["a_match_win_rate_played"] = round(mw / len(match_results), 4)
+        out["a_match_win_rate_played_ci95"] = [round(mlo, 4), round(mhi, 4)]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="capicua tournament", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--preset", default="cubano")
+    ap.add_argument("--a", required=True, help="level of side A")
+    ap.add_argument("--b", required=True, help="level of side B")
+    ap.add_argument("--hands", type=int, default=100, help="duplicate hands (deals); 2x as many hands are played")
+    ap.add_argument("--seed", default="1")
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--budget-ms-a", type=float, default=None)
+    ap.add_argument("--budget-ms-b", type=float, default=None)
+    ap.add_argument("--matches", type=int, default=0, help="also play this many whole matches")
+    ns = ap.parse_args(argv)
+    try:
+        out = run(ns.preset, ns.a, ns.b, ns.hands, ns.seed, ns.workers, ns.budget_ms_a, ns.budget_ms_b, ns.matches)
+    except ValueError as e:
+        print(f"capicua tournament: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
