@@ -1,0 +1,924 @@
+// The table page: connects to /ws, keeps seq, renders the VIEW of docs/protocol.md,
+// and sends intents (play, next_hand, redeal). Test hooks: data-testid attributes,
+// body[data-phase], body[data-turn], window.__capicua = {view, seq}.
+
+import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
+import { tileSvg, tileKey, sameTile, svg } from './tiles.js';
+import { renderBoard } from './board.js';
+import { Connection } from './net.js';
+import { loadNeighbours, neighbour, avatarSvg } from './neighbours.js';
+import * as sound from './sound.js';
+
+const $ = (id) => document.getElementById(id);
+const h = (tag, attrs = {}, ...kids) => {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false) el.append(kid);
+  return el;
+};
+
+// ---------------------------------------------------------------- state
+
+const tableId = decodeURIComponent((location.pathname.match(/\/t\/([^/?#]+)/) || [])[1] || new URLSearchParams(location.search).get('table') || '');
+const stored = readSeat(tableId);
+const S = {
+  tableId,
+  token: stored ? stored.token : null,
+  seat: stored && typeof stored.seat === 'number' ? stored.seat : null,
+  nickname: readNick(),
+  tableInfo: null,
+  view: null,
+  seq: 0,
+  pending: null, // {tile, options}
+  awaiting: false,
+  awaitTimer: null,
+  boardLimit: null,
+  animateLast: false,
+  panel: null, // null | 'libreta' | 'result'
+  panelHandShown: null, // hand number whose result panel was auto-opened
+  panelTimer: null,
+  panelScheduledFor: null,
+  nextSentFor: null,
+  status: 'connecting',
+  fatal: false,
+};
+
+function readSeat(id) {
+  try {
+    const raw = localStorage.getItem(`capicua:table:${id}`);
+    return raw ? JSON.parse(raw) : null;
+  } catch (_) { return null; }
+}
+function readNick() {
+  try { return localStorage.getItem('capicua.nickname') || ''; } catch (_) { return ''; }
+}
+
+// ---------------------------------------------------------------- helpers
+
+const V = () => S.view || {};
+const nPlayers = () => (V().rules && V().rules.players) || (V().counts && V().counts.length) || 4;
+const isPlayer = () => typeof V().seat === 'number' || (S.view === null && typeof S.seat === 'number');
+const mySeat = () => (typeof V().seat === 'number' ? V().seat : (typeof S.seat === 'number' ? S.seat : 0));
+const isMyTurn = () => isPlayer() && V().phase === 'play' && V().turn === mySeat();
+const teams = () => V().teams || [0, 1, 0, 1].slice(0, nPlayers());
+const myTeam = () => teams()[mySeat()];
+const partnership = () => {
+  const r = V().rules || {};
+  if (typeof r.partnership === 'boolean') return r.partnership;
+  return nPlayers() === 4 && (V().scores || []).length === 2;
+};
+
+const SLOTS = {
+  2: ['bottom', 'top'],
+  3: ['bottom', 'right', 'left'],
+  4: ['bottom', 'right', 'top', 'left'],
+  5: ['bottom', 'right', 'top', 'top', 'left'],
+  6: ['bottom', 'right', 'right', 'top', 'left', 'left'],
+};
+function relOf(seat) { const n = nPlayers(); return (seat - mySeat() + n) % n; }
+function slotOf(seat) {
+  const n = nPlayers();
+  const slot = (SLOTS[n] || SLOTS[4])[relOf(seat)] || 'top';
+  // SLOTS assume counter-clockwise play (the next player sits on my right).
+  if (V().rules && V().rules.direction === 'clockwise') return slot === 'left' ? 'right' : slot === 'right' ? 'left' : slot;
+  return slot;
+}
+
+function seatInfo(seat) {
+  const seats = S.tableInfo && S.tableInfo.seats;
+  if (Array.isArray(seats)) return seats.find((s) => s && s.seat === seat) || seats[seat] || {};
+  if (seats && typeof seats === 'object') return seats[seat] || seats[String(seat)] || {};
+  return {};
+}
+function seatCharacter(seat) {
+  const i = seatInfo(seat);
+  return i.character || i.neighbour || null;
+}
+function seatIsHuman(seat) {
+  const i = seatInfo(seat);
+  if (typeof i.human === 'boolean') return i.human;
+  if (i.kind) return i.kind === 'human';
+  if (i.type) return i.type === 'human';
+  return isPlayer() && seat === mySeat();
+}
+function seatName(seat) {
+  if (seat === null || seat === undefined) return '?';
+  const info = seatInfo(seat);
+  const nb = neighbour(seatCharacter(seat));
+  const name = info.name || info.nickname || (nb && nb.name);
+  if (name) return name;
+  if (isPlayer() && seat === mySeat()) return S.nickname || t('seat.you');
+  const rel = relOf(seat);
+  if (nPlayers() === 4) return [t('seat.you'), t('seat.right'), t('seat.partner'), t('seat.left')][rel];
+  return t('seat.name', { n: seat + 1 });
+}
+function seatLevel(seat) {
+  const lv = seatInfo(seat).level;
+  return lv ? (has(`levelshort.${lv}`) ? t(`levelshort.${lv}`) : lv) : '';
+}
+function teamLabel(team) {
+  if (!partnership()) return seatName(team);
+  if (!isPlayer()) return team === 0 ? t('team.ns') : t('team.ew');
+  return team === myTeam() ? t('team.us') : t('team.them');
+}
+function endName(end) {
+  if (end === 'left' || end === 'right' || end === 'up' || end === 'down') return t(`end.${end}`);
+  const m = /^arm(\d+)$/.exec(end || '');
+  return m ? t('end.arm', { n: m[1] }) : String(end);
+}
+function tileName(tile) {
+  return tile[0] === tile[1] ? t('tile.double', { a: tile[0] }) : t('tile.name', { a: tile[0], b: tile[1] });
+}
+function optionsFor(tile) {
+  const out = [];
+  for (const l of V().legal || []) {
+    if (!sameTile(l.tile, tile)) continue;
+    if (!out.some((o) => (o.end ?? null) === (l.end ?? null))) out.push(l);
+  }
+  return out;
+}
+function isPlayable(tile) { return isMyTurn() && optionsFor(tile).length > 0; }
+
+// ---------------------------------------------------------------- announcements, toasts, banners
+
+let announceBuf = [];
+let announceTimer = null;
+function announce(msg) {
+  if (!msg) return;
+  announceBuf.push(msg);
+  $('ticker').textContent = msg;
+  clearTimeout(announceTimer);
+  announceTimer = setTimeout(() => {
+    $('announcer').textContent = announceBuf.join(' ');
+    announceBuf = [];
+  }, 30);
+}
+
+function toast(msg, code = '') {
+  const el = h('div', { class: 'toast', 'data-testid': 'toast', 'data-code': code, role: 'status', text: msg });
+  $('toasts').append(el);
+  setTimeout(() => el.classList.add('toast--out'), 3200);
+  setTimeout(() => el.remove(), 3700);
+}
+
+function centerBanner(kind, title, sub = '', ms = 2200) {
+  const el = h('div', { class: `cbanner cbanner--${kind}`, 'data-testid': 'banner', 'data-kind': kind },
+    h('strong', { text: title }), sub ? h('span', { text: sub }) : null);
+  $('center-banners').append(el);
+  setTimeout(() => el.classList.add('cbanner--out'), ms);
+  setTimeout(() => el.remove(), ms + 500);
+}
+
+function seatBanner(seat, kind, text, ms = 1900) {
+  const card = seatCards.get(seat);
+  if (!card) return;
+  const el = h('div', { class: `sbanner sbanner--${kind}`, 'data-testid': 'banner', 'data-kind': kind, 'data-seat': seat, text });
+  card.banners.append(el);
+  setTimeout(() => el.classList.add('sbanner--out'), ms);
+  setTimeout(() => el.remove(), ms + 400);
+}
+
+function confetti() {
+  const box = $('confetti');
+  const colours = ['#f2c14e', '#e76f51', '#2a9d8f', '#fbf6e9', '#d1495b', '#8ecae6'];
+  for (let i = 0; i < 70; i++) {
+    const p = h('i', {});
+    p.style.left = `${Math.random() * 100}%`;
+    p.style.background = colours[i % colours.length];
+    p.style.animationDelay = `${Math.random() * 0.6}s`;
+    p.style.animationDuration = `${1.8 + Math.random() * 1.4}s`;
+    p.style.setProperty('--drift', `${(Math.random() - 0.5) * 160}px`);
+    box.append(p);
+    setTimeout(() => p.remove(), 4200);
+  }
+}
+
+function showFatal(msg) {
+  S.fatal = true;
+  const box = $('fatal');
+  box.replaceChildren(
+    h('div', { class: 'fatal-card' },
+      h('p', { text: msg }),
+      h('a', { class: 'btn btn-primary', href: '/', text: t('btn.home'), 'data-testid': 'go-home' })));
+  box.hidden = false;
+}
+
+// ---------------------------------------------------------------- seats
+
+const seatCards = new Map();
+let seatLayoutKey = '';
+
+function ensureSeats() {
+  const n = nPlayers();
+  const key = `${n}:${mySeat()}:${isPlayer()}`;
+  if (key === seatLayoutKey) return;
+  seatLayoutKey = key;
+  seatCards.clear();
+  for (const slot of ['top', 'left', 'right', 'bottom']) $(`slot-${slot}`).replaceChildren();
+  for (let s = 0; s < n; s++) {
+    const slot = slotOf(s);
+    const card = {
+      el: h('div', { class: `seat seat--${slot}`, 'data-seat': s, 'data-testid': 'seat' }),
+      id: h('div', { class: 'seat-id' }),
+      tiles: h('div', { class: 'seat-tiles', 'aria-hidden': 'true' }),
+      bubbles: h('div', { class: 'seat-bubbles' }),
+      banners: h('div', { class: 'seat-banners' }),
+    };
+    card.el.append(card.id, card.tiles, card.banners, card.bubbles);
+    $(`slot-${slot}`).append(card.el);
+    seatCards.set(s, card);
+  }
+}
+
+function renderSeats() {
+  ensureSeats();
+  const v = V();
+  const counts = v.counts || [];
+  const revealed = v.revealed;
+  const pips = v.result && v.result.pip_totals;
+  for (const [s, card] of seatCards) {
+    const slot = slotOf(s);
+    const me = isPlayer() && s === mySeat();
+    const onTurn = v.phase === 'play' && v.turn === s;
+    card.el.classList.toggle('seat--turn', onTurn);
+    card.el.classList.toggle('seat--mate', partnership() && teams()[s] === myTeam());
+    card.el.dataset.team = teams()[s] ?? '';
+    const count = counts[s] ?? 0;
+    const sub = [];
+    const lvl = seatLevel(s);
+    if (lvl && !me) sub.push(lvl);
+    if (!me || !isPlayer()) sub.push(count === 1 ? t('seat.tile1') : t('seat.tiles', { n: count }));
+    if (pips && pips[s] !== undefined && pips[s] !== null) sub.push(t('seat.pips', { n: pips[s] }));
+    const passed = (v.passed_on && v.passed_on[s]) || [];
+    const info = seatInfo(s);
+    const avatar = avatarSvg(seatCharacter(s), seatName(s), { human: seatIsHuman(s), look: typeof info.avatar === 'object' ? info.avatar : null });
+    const nameLine = h('span', { class: 'seat-name', text: seatName(s) });
+    const bits = [h('span', { class: 'seat-sub', text: sub.join(' · ') })];
+    if (v.opener === s && v.phase !== 'match_over') bits.push(h('span', { class: 'chip chip--mano', text: t('seat.mano') }));
+    if (info.connected === false && seatIsHuman(s)) bits.push(h('span', { class: 'chip chip--off', text: t('seat.disconnected') }));
+    if (onTurn) bits.push(h('span', { class: 'chip chip--turn', text: me ? t('seat.yourturn') : t('seat.turn') }));
+    const passChips = passed.length ? h('span', { class: 'passed', title: passed.join(', ') }, ...passed.map((x) => h('b', { text: String(x) }))) : null;
+    card.id.replaceChildren(avatar, h('div', { class: 'seat-meta' }, nameLine, h('div', { class: 'seat-chips' }, ...bits, passChips)),
+      !me ? h('span', { class: 'count-badge', 'aria-hidden': 'true', text: String(count) }) : null);
+    card.el.setAttribute('aria-label', `${seatName(s)}: ${sub.join(', ')}`);
+    // The tiles at that seat: face down, or face up once revealed.
+    const show = revealed && Array.isArray(revealed[s]) ? revealed[s] : null;
+    card.tiles.replaceChildren();
+    card.el.classList.toggle('seat--revealed', !!show);
+    if (me && isPlayer()) continue;
+    const horizontal = slot === 'left' || slot === 'right';
+    if (show) {
+      for (const tl of show) card.tiles.append(tileSvg(tl[0], tl[1], { horizontal: false }));
+    } else {
+      const n = Math.min(count, 12);
+      for (let i = 0; i < n; i++) card.tiles.append(tileSvg(0, 0, { back: true, horizontal }));
+    }
+  }
+}
+
+function showBubble(seat, es, en) {
+  const card = seatCards.get(seat);
+  if (!card) return;
+  card.bubbles.replaceChildren();
+  const b = h('div', { class: 'bubble', 'data-testid': 'chat-bubble', 'data-seat': seat },
+    h('p', { class: 'bubble-es', lang: 'es', text: es || '' }),
+    en ? h('p', { class: 'bubble-en', lang: 'en', text: en }) : null);
+  card.bubbles.append(b);
+  const ms = Math.max(3800, 70 * ((es || '').length + (en || '').length));
+  setTimeout(() => b.classList.add('bubble--out'), ms);
+  setTimeout(() => b.remove(), ms + 400);
+}
+
+// ---------------------------------------------------------------- header, status
+
+function renderScores() {
+  const v = V();
+  const box = $('scores');
+  const scores = v.scores || [];
+  const target = v.rules && v.rules.target;
+  const parts = scores.map((pts, i) => h('span', { class: `score${partnership() && isPlayer() && i === myTeam() ? ' score--us' : ''}`, 'data-team': i },
+    h('span', { class: 'score-name', text: teamLabel(i) }), h('b', { class: 'score-pts', text: String(pts) })));
+  box.replaceChildren(...parts, target ? h('span', { class: 'score-target', text: t('scores.to', { target }) }) : null);
+}
+
+function renderStatus() {
+  const v = V();
+  const sl = $('sleeping');
+  const preset = (v.rules && v.rules.preset) || '';
+  const drawGame = v.rules && typeof v.rules.drawing === 'boolean' ? v.rules.drawing : ['mano-a-mano', 'draw', 'all-fives', 'fives-and-threes', 'cross', 'double-nine-cross'].includes(preset);
+  sl.textContent = typeof v.boneyard === 'number' ? t(drawGame ? 'boneyard' : 'sleeping', { n: v.boneyard }) : '';
+  const chip = $('seed-hash');
+  if (v.seed_hash) {
+    chip.hidden = false;
+    chip.dataset.hash = v.seed_hash;
+    chip.replaceChildren(lockIcon(), h('span', { class: 'seed-label', text: t('seed.label') }), h('code', { text: `${String(v.seed_hash).slice(0, 8)}…` }));
+    chip.title = t('seed.title');
+  } else chip.hidden = true;
+  renderSeedPop();
+  const conn = $('conn');
+  conn.hidden = S.status === 'open';
+  conn.textContent = S.status === 'reconnecting' ? t('status.reconnecting') : S.status === 'connecting' ? t('status.connecting') : t('status.offline');
+  conn.dataset.status = S.status;
+}
+
+function lockIcon() {
+  const s = svg('svg', { viewBox: '0 0 24 24', class: 'lock', 'aria-hidden': 'true' });
+  svg('path', { d: 'M7 10V7a5 5 0 0 1 10 0v3h1a1 1 0 0 1 1 1v9a1 1 0 0 1-1 1H6a1 1 0 0 1-1-1v-9a1 1 0 0 1 1-1zm2 0h6V7a3 3 0 0 0-6 0z' }, s);
+  return s;
+}
+
+function verifyUrl(seed) {
+  const preset = (V().rules && V().rules.preset) || 'cubano';
+  return `/api/verify?seed=${encodeURIComponent(seed)}&preset=${encodeURIComponent(preset)}`;
+}
+
+function renderSeedPop() {
+  const v = V();
+  const pop = $('seed-pop');
+  const seed = v.result && v.result.seed;
+  pop.replaceChildren(
+    h('p', { text: t('seed.explain') }),
+    v.seed_hash ? h('p', {}, h('span', { text: 'sha256: ' }), h('code', { class: 'wrap', text: v.seed_hash })) : null,
+    seed ? h('p', {}, h('span', { text: `${t('result.seed')}: ` }), h('code', { class: 'wrap', text: seed })) : null,
+    seed ? h('p', {}, h('a', { href: verifyUrl(seed), target: '_blank', rel: 'noopener', text: t('result.verify') })) : null,
+  );
+}
+
+// ---------------------------------------------------------------- board
+
+function renderBoardArea() {
+  const v = V();
+  const board = $('board');
+  const choiceEnds = new Set(S.pending ? S.pending.options.map((o) => o.end) : []);
+  const res = renderBoard(board, v, {
+    choiceEnds,
+    onEnd: (end) => chooseEnd(end),
+    prevLimit: S.boardLimit,
+  });
+  S.boardLimit = res.limit;
+  if (S.animateLast) {
+    const last = board.querySelector('.tile--last');
+    if (last) last.classList.add('tile--slam');
+    S.animateLast = false;
+  }
+  const played = (v.center ? 1 : 0) + Object.values(v.arms || {}).reduce((a, arm) => a + arm.length, 0);
+  const ends = (v.ends || []).map((e) => `${endName(e.end)} ${e.value}`).join(', ');
+  const sv = board.querySelector('svg');
+  if (sv) sv.setAttribute('aria-label', `${t('board.label', { n: played })}${ends ? `. ${t('ends.label')}: ${ends}` : ''}`);
+  const empty = $('board-empty');
+  if (!v.center && v.phase === 'play') {
+    empty.hidden = false;
+    const who = isMyTurn() ? t('board.empty.you') : t('board.empty.other', { name: seatName(v.turn) });
+    empty.textContent = who;
+  } else empty.hidden = true;
+}
+
+// ---------------------------------------------------------------- hand, choice
+
+function renderHand() {
+  const v = V();
+  const box = $('hand');
+  const focusedKey = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
+  const hand = Array.isArray(v.hand) ? v.hand : [];
+  box.replaceChildren();
+  box.classList.toggle('hand--turn', isMyTurn());
+  box.classList.toggle('hand--many', hand.length > 7);
+  if (!isPlayer()) {
+    box.append(h('p', { class: 'hand-note', text: t('status.spectator') }));
+    return;
+  }
+  if (!hand.length && v.phase && v.phase !== 'loading') box.append(h('p', { class: 'hand-note', text: t('hand.empty') }));
+  for (const tile of hand) {
+    const playable = isPlayable(tile);
+    const key = tileKey(tile);
+    const chosen = S.pending && S.pending.key === key;
+    const btn = h('button', {
+      type: 'button',
+      class: `tile-btn${playable ? ' tile-btn--playable' : ''}${chosen ? ' tile-btn--chosen' : ''}`,
+      'data-testid': 'tile',
+      'data-tile': `${tile[0]}-${tile[1]}`,
+      'data-key': key,
+      'data-playable': playable ? 'true' : 'false',
+      'aria-disabled': playable && !S.awaiting ? 'false' : 'true',
+      'aria-label': `${tileName(tile)}${playable ? ` — ${lang() === 'es' ? 'pega' : 'playable'}` : ''}`,
+      onclick: () => onTileActivate(tile),
+    }, tileSvg(tile[0], tile[1]));
+    box.append(btn);
+  }
+  if (focusedKey) {
+    const again = box.querySelector(`[data-key="${focusedKey}"]`);
+    if (again) again.focus({ preventScroll: true });
+  }
+  renderChooser();
+}
+
+function renderChooser() {
+  const box = $('chooser');
+  const buttons = $('chooser-buttons');
+  if (!S.pending) { box.hidden = true; buttons.replaceChildren(); return; }
+  box.hidden = false;
+  const ends = V().ends || [];
+  buttons.replaceChildren(...S.pending.options.map((o, i) => {
+    const e = ends.find((x) => x.end === o.end);
+    const arrow = o.end === 'left' ? '◀ ' : o.end === 'up' ? '▲ ' : o.end === 'down' ? '▼ ' : '';
+    const after = o.end === 'right' ? ' ▶' : '';
+    return h('button', {
+      type: 'button', class: 'btn btn-end', 'data-testid': 'end-choice', 'data-end': o.end,
+      'aria-keyshortcuts': o.end === 'left' ? 'L 1' : o.end === 'right' ? 'R 2' : String(i + 1),
+      onclick: () => chooseEnd(o.end),
+    }, `${arrow}${t('choose.end', { end: endName(o.end), value: e ? e.value : '?' })}${after}`);
+  }), h('button', { type: 'button', class: 'btn btn-ghost', onclick: cancelChoice, text: t('btn.cancel') }));
+}
+
+function onTileActivate(tile) {
+  const btn = $('hand').querySelector(`[data-key="${tileKey(tile)}"]`);
+  if (S.awaiting) return;
+  const opts = isMyTurn() ? optionsFor(tile) : [];
+  if (!opts.length) {
+    if (btn) { btn.classList.remove('tile-btn--nope'); void btn.offsetWidth; btn.classList.add('tile-btn--nope'); }
+    return;
+  }
+  if (opts.length === 1 || sameOutcome(opts)) { sendPlay(opts[0]); return; }
+  S.pending = { key: tileKey(tile), tile, options: opts };
+  renderHand();
+  renderBoardArea();
+  const first = $('chooser-buttons').querySelector('button');
+  if (first) first.focus({ preventScroll: true });
+  announce(t('choose.title'));
+}
+
+/** Two ends showing the same number (and the same double-ness) give the same result. */
+function sameOutcome(opts) {
+  if (opts.some((o) => o.end === null || o.end === undefined)) return true;
+  const ends = opts.map((o) => (V().ends || []).find((e) => e.end === o.end));
+  if (ends.some((e) => !e)) return false;
+  return ends.every((e) => e.value === ends[0].value && !!e.double === !!ends[0].double);
+}
+
+function chooseEnd(end) {
+  if (!S.pending) return;
+  const opt = S.pending.options.find((o) => o.end === end);
+  if (opt) sendPlay(opt);
+}
+function cancelChoice() {
+  const key = S.pending && S.pending.key;
+  S.pending = null;
+  renderHand();
+  renderBoardArea();
+  if (key) { const b = $('hand').querySelector(`[data-key="${key}"]`); if (b) b.focus(); }
+}
+
+function sendPlay(opt) {
+  const frame = { type: 'play', seq: S.seq, tile: [opt.tile[0], opt.tile[1]], end: opt.end === undefined ? null : opt.end };
+  const key = S.pending ? S.pending.key : tileKey(opt.tile);
+  S.pending = null;
+  if (!conn.send(frame)) { toast(t('err.offline'), 'offline'); renderHand(); renderBoardArea(); return; }
+  S.awaiting = true;
+  clearTimeout(S.awaitTimer);
+  S.awaitTimer = setTimeout(() => { S.awaiting = false; renderHand(); }, 4000);
+  renderHand();
+  renderBoardArea();
+  const b = $('hand').querySelector(`[data-key="${key}"]`);
+  if (b) b.classList.add('tile-btn--sent');
+}
+
+// keyboard: arrows move between tiles; L/R or 1/2 choose an end; Escape cancels
+$('hand').addEventListener('keydown', (ev) => {
+  const tiles = [...$('hand').querySelectorAll('[data-testid="tile"]')];
+  const i = tiles.indexOf(document.activeElement);
+  if (i < 0) return;
+  let j = null;
+  if (ev.key === 'ArrowRight' || ev.key === 'ArrowDown') j = (i + 1) % tiles.length;
+  else if (ev.key === 'ArrowLeft' || ev.key === 'ArrowUp') j = (i - 1 + tiles.length) % tiles.length;
+  else if (ev.key === 'Home') j = 0;
+  else if (ev.key === 'End') j = tiles.length - 1;
+  if (j !== null) { ev.preventDefault(); tiles[j].focus(); }
+});
+document.addEventListener('keydown', (ev) => {
+  if (ev.target && ['INPUT', 'SELECT', 'TEXTAREA'].includes(ev.target.tagName)) return;
+  if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (S.pending) {
+    const k = ev.key.toLowerCase();
+    let end = null;
+    if (k === 'l') end = 'left';
+    else if (k === 'r') end = 'right';
+    else if (k === 'u') end = 'up';
+    else if (k === 'd') end = 'down';
+    else if (/^[1-9]$/.test(k)) { const o = S.pending.options[Number(k) - 1]; end = o ? o.end : null; }
+    else if (k === 'escape') { ev.preventDefault(); cancelChoice(); return; }
+    if (end && S.pending.options.some((o) => o.end === end)) { ev.preventDefault(); chooseEnd(end); }
+    return;
+  }
+  if (ev.key === 'Escape' && !$('panel').hidden) closePanel();
+});
+
+// ---------------------------------------------------------------- redeal question
+
+function renderRedeal() {
+  const v = V();
+  const box = $('redeal-ask');
+  if (v.phase !== 'redeal_question') { box.hidden = true; return; }
+  box.hidden = false;
+  const doubles = (v.hand || []).filter((x) => x[0] === x[1]).length;
+  const asked = Array.isArray(v.redeal_pending) ? v.redeal_pending[0] === mySeat() : (v.turn === mySeat() || v.turn === null || v.turn === undefined);
+  if (isPlayer() && doubles >= 5 && asked) {
+    box.replaceChildren(h('p', { text: t('redeal.question') }),
+      h('div', { class: 'row' },
+        h('button', { type: 'button', class: 'btn btn-primary', onclick: () => conn.send({ type: 'redeal', seq: S.seq, accept: true }), text: t('btn.yes_redeal') }),
+        h('button', { type: 'button', class: 'btn', onclick: () => conn.send({ type: 'redeal', seq: S.seq, accept: false }), text: t('btn.no_redeal') })));
+  } else box.replaceChildren(h('p', { text: t('redeal.waiting') }));
+}
+
+// ---------------------------------------------------------------- panel: result + libreta + match over
+
+function pollito() {
+  const s = svg('svg', { viewBox: '0 0 64 64', class: 'pollito', 'aria-hidden': 'true' });
+  svg('ellipse', { cx: 30, cy: 40, rx: 18, ry: 15, fill: '#f6d04d' }, s);
+  svg('circle', { cx: 40, cy: 24, r: 11, fill: '#f6d04d' }, s);
+  svg('path', { d: 'M50 23 L59 26 L50 29 Z', fill: '#e76f51' }, s);
+  svg('path', { d: 'M36 13 Q38 6 41 12 Q43 5 45 13 Z', fill: '#d1495b' }, s);
+  svg('circle', { cx: 43, cy: 22, r: 1.8, fill: '#1b1b1b' }, s);
+  svg('path', { d: 'M16 38 Q24 30 32 40 Q24 46 16 38 Z', fill: '#e9b730' }, s);
+  svg('path', { d: 'M26 54 L24 61 M34 54 L36 61', stroke: '#e76f51', 'stroke-width': 2.5, 'stroke-linecap': 'round' }, s);
+  return s;
+}
+
+function renderSheet() {
+  const v = V();
+  const sheet = v.sheet || [];
+  const cols = (v.scores || []).map((_, i) => i);
+  const box = $('sheet');
+  const target = v.rules && v.rules.target;
+  const head = h('tr', {}, h('th', { scope: 'col', text: t('libreta.hand') }), ...cols.map((c) => h('th', { scope: 'col', class: partnership() && isPlayer() && c === myTeam() ? 'us' : '', text: teamLabel(c) })));
+  const rows = sheet.map((r) => {
+    const kind = r.kind && has(`libreta.kind.${r.kind}`) ? t(`libreta.kind.${r.kind}`) : (r.kind || '');
+    return h('tr', { 'data-hand': r.hand },
+      h('th', { scope: 'row' }, h('span', { text: String(r.hand) }), h('small', { text: kind })),
+      ...cols.map((c) => {
+        const won = r.team === c && r.points;
+        const total = r.scores ? r.scores[c] : '';
+        return h('td', { class: won ? 'won' : '' },
+          won ? h('span', { class: 'plus', text: `+${r.points}` }) : h('span', { class: 'dash', text: '—' }),
+          h('small', { class: 'running', text: String(total) }));
+      }));
+  });
+  const mr = v.match_result;
+  const foot = h('tr', {}, h('th', { scope: 'row', text: t('libreta.total') }), ...cols.map((c) => h('td', { class: 'total' },
+    h('b', { text: String((v.scores || [])[c] ?? 0) }),
+    mr && mr.pollona && c !== mr.winner ? pollito() : null)));
+  box.replaceChildren(
+    h('table', { class: 'libreta-table' }, h('thead', {}, head), h('tbody', {}, ...rows), h('tfoot', {}, foot)),
+    !sheet.length ? h('p', { class: 'muted', text: t('libreta.empty') }) : null,
+    target ? h('p', { class: 'muted small', text: t('libreta.target', { target }) }) : null,
+  );
+}
+
+function renderResult() {
+  const v = V();
+  const box = $('result');
+  const r = v.result;
+  if (!r || (v.phase !== 'hand_over' && v.phase !== 'match_over')) { box.hidden = true; box.replaceChildren(); return; }
+  box.hidden = false;
+  let line;
+  if (r.kind === 'domino') line = t('result.domino', { name: seatName(r.seat) });
+  else if (r.kind === 'tranque') line = t('result.tranque', { name: seatName(r.seat) });
+  else line = t('result.tie');
+  const pts = r.points && r.team !== null && r.team !== undefined ? t('result.points', { team: teamLabel(r.team), points: r.points }) : t('result.nopoints');
+  const revealed = v.revealed || [];
+  const hands = [];
+  for (let s = 0; s < nPlayers(); s++) {
+    const tiles = revealed[s] || (isPlayer() && s === mySeat() ? v.hand || [] : []);
+    const total = r.pip_totals ? r.pip_totals[s] : null;
+    hands.push(h('li', { class: `rh${r.seat === s ? ' rh--winner' : ''}`, 'data-seat': s },
+      h('span', { class: 'rh-name', text: seatName(s) }),
+      h('span', { class: 'rh-tiles' }, ...tiles.map((tl) => tileSvg(tl[0], tl[1], { horizontal: true }))),
+      total !== null && total !== undefined ? h('span', { class: 'rh-total', text: t('seat.pips', { n: total }) }) : null));
+  }
+  box.replaceChildren(
+    h('h3', { text: t('result.title', { n: v.hand_number }) }),
+    h('p', { class: `result-line result-line--${r.kind}`, text: line }),
+    h('p', { class: 'result-points', text: pts }),
+    r.capicua ? h('p', { class: 'result-capicua', text: t('result.capicua') }) : null,
+    h('h4', { text: t('result.hands') }),
+    h('ul', { class: 'result-hands' }, ...hands),
+    r.seed ? h('p', { class: 'result-seed' },
+      h('span', { text: `${t('result.seed')}: ` }), h('code', { class: 'wrap', 'data-testid': 'seed-reveal', text: r.seed }), ' ',
+      h('a', { href: verifyUrl(r.seed), target: '_blank', rel: 'noopener', 'data-testid': 'verify-link', text: t('result.verify') })) : null,
+  );
+}
+
+function renderMatchOver() {
+  const v = V();
+  const box = $('match-over');
+  const mr = v.match_result;
+  if (v.phase !== 'match_over' || !mr) { box.hidden = true; box.replaceChildren(); return; }
+  box.hidden = false;
+  const weWon = isPlayer() && partnership() ? mr.winner === myTeam() : (isPlayer() ? mr.winner === mySeat() : null);
+  const title = weWon === true ? t('match.win.us') : weWon === false ? t('match.win.them') : t('match.win.team', { team: teamLabel(mr.winner) });
+  const sc = v.scores || [];
+  box.classList.toggle('match-over--won', weWon === true);
+  box.replaceChildren(
+    h('h3', { text: title }),
+    h('p', { class: 'final', text: t('match.final', { a: `${teamLabel(0)} ${sc[0] ?? 0}`, b: `${teamLabel(1)} ${sc[1] ?? 0}` }) }),
+    mr.pollona ? h('div', { class: 'celebrate' }, pollito(), h('p', {}, h('strong', { text: t('banner.pollona') }), ' ', weWon === false ? t('match.pollona.them') : t('match.pollona'))) : null,
+    mr.viajera ? h('p', { class: 'celebrate viajera' }, h('strong', { text: t('banner.viajera') }), ' ', t('match.viajera')) : null,
+  );
+}
+
+function renderPanel() {
+  const v = V();
+  const panel = $('panel');
+  const over = v.phase === 'hand_over' || v.phase === 'match_over';
+  if (!S.panel) { panel.hidden = true; $('panel-backdrop').hidden = true; return; }
+  panel.hidden = false;
+  $('panel-backdrop').hidden = false;
+  panel.dataset.mode = S.panel;
+  renderMatchOver();
+  renderResult();
+  if (S.panel === 'libreta' && !over) { $('result').hidden = true; }
+  renderSheet();
+  const nb = $('next-hand');
+  nb.hidden = !(v.phase === 'hand_over' && isPlayer());
+  const sent = S.nextSentFor === v.hand_number;
+  nb.disabled = sent;
+  nb.textContent = sent ? t('btn.waiting') : t('btn.next_hand');
+  $('play-again').hidden = v.phase !== 'match_over';
+  $('panel-title').textContent = t('libreta.title');
+}
+
+function openPanel(mode) { S.panel = mode; renderPanel(); }
+function closePanel() { S.panel = null; renderPanel(); }
+
+$('libreta-btn').addEventListener('click', () => (S.panel ? closePanel() : openPanel(V().phase === 'hand_over' || V().phase === 'match_over' ? 'result' : 'libreta')));
+$('panel-close').addEventListener('click', closePanel);
+$('panel-backdrop').addEventListener('click', closePanel);
+$('next-hand').addEventListener('click', () => {
+  const v = V();
+  if (conn.send({ type: 'next_hand', seq: S.seq })) { S.nextSentFor = v.hand_number; renderPanel(); } else toast(t('err.offline'), 'offline');
+});
+
+// ---------------------------------------------------------------- header toggles
+
+function renderToggles() {
+  const subsOn = readToggle('capicua.subs', true);
+  document.body.classList.toggle('subs-off', !subsOn);
+  const sb = $('subs-btn');
+  sb.setAttribute('aria-pressed', String(subsOn));
+  sb.title = subsOn ? t('btn.subs.on') : t('btn.subs.off');
+  sb.setAttribute('aria-label', sb.title);
+  const snd = $('sound-btn');
+  snd.setAttribute('aria-pressed', String(sound.soundEnabled()));
+  snd.title = sound.soundEnabled() ? t('btn.sound.on') : t('btn.sound.off');
+  snd.setAttribute('aria-label', snd.title);
+  snd.classList.toggle('is-off', !sound.soundEnabled());
+  sb.classList.toggle('is-off', !subsOn);
+}
+function readToggle(key, dflt) {
+  try { const v = localStorage.getItem(key); return v === null ? dflt : v === 'on'; } catch (_) { return dflt; }
+}
+$('subs-btn').addEventListener('click', () => {
+  const on = !readToggle('capicua.subs', true);
+  try { localStorage.setItem('capicua.subs', on ? 'on' : 'off'); } catch (_) { /* ignore */ }
+  renderToggles();
+});
+$('sound-btn').addEventListener('click', () => { sound.setSoundEnabled(!sound.soundEnabled()); renderToggles(); });
+$('seed-hash').addEventListener('click', () => {
+  const pop = $('seed-pop');
+  pop.hidden = !pop.hidden;
+  $('seed-hash').setAttribute('aria-expanded', String(!pop.hidden));
+});
+
+// ---------------------------------------------------------------- render all
+
+function renderAll() {
+  const v = V();
+  document.body.dataset.phase = v.phase || 'loading';
+  document.body.dataset.turn = isMyTurn() ? 'me' : 'other';
+  window.__capicua = { view: S.view, seq: S.seq };
+  renderScores();
+  renderSeats();
+  renderBoardArea();
+  renderHand();
+  renderRedeal();
+  renderStatus();
+  renderToggles();
+  renderPanel();
+}
+
+// ---------------------------------------------------------------- events
+
+function numbersText(nums) {
+  return (nums || []).join(t('say.numbers.or'));
+}
+
+function handleEvent(ev, prev) {
+  const me = isPlayer() && ev.seat === mySeat();
+  const name = ev.seat !== undefined && ev.seat !== null ? seatName(ev.seat) : '';
+  switch (ev.kind) {
+    case 'play': {
+      S.animateLast = true;
+      if (me) sound.click(); else sound.slam();
+      const first = ev.end === null || ev.end === undefined;
+      const tile = tileName(ev.tile || [0, 0]);
+      if (first) announce(t(me ? 'say.open.me' : 'say.open', { name, tile }));
+      else announce(t(me ? 'say.play.me' : 'say.play', { name, tile, end: endName(ev.end) }));
+      break;
+    }
+    case 'pass': {
+      sound.knock();
+      seatBanner(ev.seat, 'pass', t('banner.pass'));
+      const nums = ev.numbers && ev.numbers.length ? numbersText(ev.numbers) : null;
+      announce(nums ? t(me ? 'say.pass.me' : 'say.pass', { name, nums }) : t('say.pass.plain', { name }));
+      break;
+    }
+    case 'draw':
+      announce(t(me ? 'say.draw.me' : 'say.draw', { name }));
+      break;
+    case 'score':
+      seatBanner(ev.seat, 'score', `+${ev.points}`);
+      announce(t('say.score', { name, points: ev.points }));
+      break;
+    case 'domino': {
+      const r = V().result || {};
+      const who = r.seat !== undefined ? r.seat : (prev && prev.turn);
+      const mine = isPlayer() && who === mySeat();
+      centerBanner('domino', t('banner.domino'), t('banner.domino.sub'));
+      announce(mine ? t('say.domino.me') : t('say.domino', { name: seatName(who) }));
+      break;
+    }
+    case 'tranque':
+      centerBanner('tranque', t('banner.tranque'));
+      announce(t('say.tranque'));
+      break;
+    case 'capicua':
+      centerBanner('capicua', t('banner.capicua'), '', 3200);
+      confetti();
+      sound.fanfare();
+      announce(t('say.capicua'));
+      break;
+    case 'hand_start':
+      S.pending = null;
+      S.nextSentFor = null;
+      if (S.panel === 'result') S.panel = null;
+      centerBanner('hand', t('banner.hand', { n: ev.hand_number ?? V().hand_number }), t('say.hand_start', { n: ev.hand_number ?? V().hand_number, name: seatName(ev.opener ?? V().opener) }).replace(/^[^:]*:\s*/, ''), 1600);
+      announce(t('say.hand_start', { n: ev.hand_number ?? V().hand_number, name: seatName(ev.opener ?? V().opener) }));
+      break;
+    case 'hand_end': {
+      // The event spreads RESULT into itself, so its own `kind` hides RESULT.kind: read the view.
+      const r = V().result || ev;
+      if (r.kind === 'tie' || !r.points || r.team === null || r.team === undefined) {
+        announce(t('say.hand_tie'));
+        if (r.kind === 'tie') centerBanner('tie', t('banner.tie'));
+      } else announce(t('say.hand_end', { team: teamLabel(r.team), points: r.points }));
+      break;
+    }
+    case 'redeal':
+      centerBanner('redeal', t('banner.redeal'));
+      announce(t(ev.reason === 'no_double' ? 'say.redeal.no_double' : 'say.redeal.five_doubles'));
+      break;
+    case 'match_end': {
+      announce(t('say.match_end', { team: teamLabel(ev.winner) }));
+      if (ev.viajera) centerBanner('viajera', t('banner.viajera'), '', 3500);
+      else if (ev.pollona) centerBanner('pollona', t('banner.pollona'), '', 3500);
+      if (ev.pollona || ev.viajera || (isPlayer() && partnership() && ev.winner === myTeam())) { confetti(); sound.fanfare(); }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+function overKey(v) { return `${v.hand_number}:${v.phase}`; }
+
+/** Open the result panel `ms` after a hand/match ends (once per hand and phase). */
+function scheduleResultPanel(ms) {
+  const key = overKey(V());
+  if (S.panelScheduledFor === key || S.panelHandShown === key) return;
+  S.panelScheduledFor = key;
+  clearTimeout(S.panelTimer);
+  S.panelTimer = setTimeout(() => {
+    const v = V();
+    if ((v.phase === 'hand_over' || v.phase === 'match_over') && overKey(v) === key) {
+      S.panelHandShown = key;
+      openPanel('result');
+    }
+  }, ms);
+}
+
+function afterViewChange(prev, { sync }) {
+  const v = V();
+  const wasMine = prev && isPlayer() && prev.phase === 'play' && prev.turn === prev.seat;
+  if (S.pending && !isMyTurn()) S.pending = null;
+  if (S.pending) {
+    // Keep the choice only if the same options are still legal.
+    const opts = optionsFor(S.pending.tile);
+    if (opts.length < 2) S.pending = null; else S.pending.options = opts;
+  }
+  if (v.phase === 'hand_over' || v.phase === 'match_over') {
+    // Seen via sync (reconnect / reload): show the result at once; live: after the banners.
+    if (sync && S.panelHandShown !== overKey(v)) { S.panelHandShown = overKey(v); S.panel = 'result'; } else scheduleResultPanel(v.phase === 'match_over' ? 2000 : 1600);
+  }
+  if (v.phase === 'play' && S.panel === 'result') S.panel = null;
+  renderAll();
+  if (isMyTurn() && !wasMine) {
+    const n = new Set((v.legal || []).map((l) => tileKey(l.tile))).size;
+    if (n > 0) {
+      if (!sync) sound.cue();
+      announce(n === 1 ? t('say.yourturn1') : t('say.yourturn', { n }));
+    }
+  }
+}
+
+function handleError(f) {
+  const code = f.code || 'unknown';
+  const msg = has(`err.${code}`) ? t(`err.${code}`) : t('err.unknown', { msg: f.message || code });
+  S.awaiting = false;
+  clearTimeout(S.awaitTimer);
+  if (code === 'unknown_table') {
+    conn.stop();
+    showFatal(msg);
+    toast(msg, code);
+    return;
+  }
+  if (code === 'unauthorized' && !S.view) {
+    conn.stop();
+    showFatal(`${msg} ${t('status.notable')}`);
+  }
+  toast(msg, code);
+  renderAll();
+}
+
+function onFrame(f) {
+  switch (f.type) {
+    case 'welcome':
+      if (typeof f.seat === 'number') S.seat = f.seat;
+      if (f.table) S.tableInfo = f.table;
+      seatLayoutKey = '';
+      renderAll();
+      break;
+    case 'sync': {
+      const prev = S.view;
+      if (typeof f.seq === 'number') S.seq = f.seq;
+      S.view = f.view || S.view;
+      S.awaiting = false;
+      afterViewChange(prev, { sync: true });
+      break;
+    }
+    case 'event': {
+      if (typeof f.seq === 'number') {
+        if (f.seq <= S.seq) return; // already seen (resend after reconnect)
+        S.seq = f.seq;
+      }
+      const prev = S.view;
+      if (f.view) S.view = f.view;
+      S.awaiting = false;
+      clearTimeout(S.awaitTimer);
+      if (f.event) handleEvent(f.event, prev);
+      afterViewChange(prev, { sync: false });
+      break;
+    }
+    case 'chat':
+      showBubble(f.seat, f.es, f.en);
+      break;
+    case 'error':
+      handleError(f);
+      break;
+    default:
+      break;
+  }
+}
+
+// ---------------------------------------------------------------- boot
+
+applyI18n();
+wireLangToggle();
+onLangChange(() => renderAll());
+
+const conn = new Connection({
+  hello: () => ({ type: 'hello', table: S.tableId, token: S.token, last_seq: S.seq }),
+  onFrame,
+  onStatus: (st) => { S.status = st; renderStatus(); },
+});
+
+if (!S.tableId) {
+  showFatal(t('err.unknown_table'));
+} else {
+  renderAll();
+  loadNeighbours().then(() => renderAll());
+  conn.connect();
+}
+
+let resizeTimer = null;
+new ResizeObserver(() => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(renderBoardArea, 60);
+}).observe($('board'));
+
+window.addEventListener('beforeunload', () => conn.stop());
