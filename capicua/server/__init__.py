@@ -1,0 +1,1 @@
+"""The server: HTTP + websocket app, tables as actors, guest tokens."""

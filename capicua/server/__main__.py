@@ -1,0 +1,3 @@
+from capicua.server.app import main
+
+main()

@@ -1,0 +1,169 @@
+"""Shared fixtures for the server tests: a bot process pool, a live uvicorn
+server in a thread, and a small synchronous websocket client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+RECV_TIMEOUT = 20.0  # a guard against hangs, not a timed assertion
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def bot_pool() -> Iterator[ProcessPoolExecutor]:
+    from capicua.server.app import default_executor
+
+    pool = default_executor()
+    yield pool  # type: ignore[misc]
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+class LiveServer:
+    """``create_app`` served by uvicorn in a background thread."""
+
+    def __init__(self, app: Any, port: int, database_url: str) -> None:
+        import uvicorn
+
+        self.app = app
+        self.port = port
+        self.database_url = database_url
+        self.base = f"http://127.0.0.1:{port}"
+        self.ws_url = f"ws://127.0.0.1:{port}/ws"
+        cfg = uvicorn.Config(app, host="127.0.0.1", port=port, ws_max_size=65536, log_level="warning", lifespan="on")
+        self.server = uvicorn.Server(cfg)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def start(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=30)
+
+    # Run a coroutine on the server's loop (to reach tables directly).
+    def run(self, coro: Any) -> Any:
+        loop = self.app.state.loop
+        return asyncio.run_coroutine_threadsafe(coro, loop).result(timeout=RECV_TIMEOUT)
+
+    @property
+    def tables(self) -> Any:
+        return self.app.state.tables
+
+    def post(self, path: str, body: Any) -> Any:
+        import httpx
+
+        return httpx.post(self.base + path, json=body, timeout=RECV_TIMEOUT)
+
+    def get(self, path: str) -> Any:
+        import httpx
+
+        return httpx.get(self.base + path, timeout=RECV_TIMEOUT)
+
+    def client(self) -> WSClient:
+        return WSClient(self.ws_url)
+
+    def new_table(self, nickname: str = "Ana", **body: Any) -> dict[str, Any]:
+        r = self.post("/api/tables", {"nickname": nickname, **body})
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+    def table_with_seed(
+        self, seed: str, bot_delay: tuple[float, float] | None = None, preset: str = "cubano", options: Any = None
+    ) -> tuple[str, str]:
+        """A table with a chosen match seed (seat 0 human): returns (table_id, token)."""
+        from capicua.server.tables import Seat
+
+        token = "tok-" + seed
+        import hashlib
+
+        seats = [Seat(0, "human", "Ana", token_hash=hashlib.sha256(token.encode()).hexdigest())]
+        for i, ch in enumerate(("cuca", "pancho", "yoli"), start=1):
+            seats.append(Seat(i, "bot", ch.title(), level="botagorda", character=ch))
+        table = self.run(self.tables.create(preset, options or {}, seats, seed=seed, bot_delay=bot_delay))
+        return table.id, token
+
+
+@pytest.fixture
+def live_server(tmp_path: Path, bot_pool: ProcessPoolExecutor) -> Iterator[Callable[..., LiveServer]]:
+    from capicua.server.app import create_app
+
+    started: list[LiveServer] = []
+
+    def make(**kwargs: Any) -> LiveServer:
+        url = kwargs.pop("database_url", None) or f"sqlite:///{tmp_path / f'db{len(started)}.sqlite3'}"
+        kwargs.setdefault("bot_delay", (0.0, 0.0))
+        app = create_app(database_url=url, executor=bot_pool, **kwargs)
+        srv = LiveServer(app, free_port(), url).start()
+        started.append(srv)
+        return srv
+
+    yield make
+    for s in started:
+        s.stop()
+
+
+class WSClient:
+    """A blocking websocket client that remembers every frame it got."""
+
+    def __init__(self, url: str) -> None:
+        from websockets.sync.client import connect
+
+        self._cm = connect(url, max_size=2**22)
+        self.ws = self._cm.__enter__()
+        self.frames: list[dict[str, Any]] = []
+        self.seq = 0
+        self.view: dict[str, Any] | None = None
+
+    def send(self, obj: Any) -> None:
+        self.ws.send(obj if isinstance(obj, str) else json.dumps(obj))
+
+    def recv(self, timeout: float = RECV_TIMEOUT) -> dict[str, Any]:
+        f = json.loads(self.ws.recv(timeout=timeout))
+        self.frames.append(f)
+        if f.get("type") in ("event", "sync"):
+            self.seq = f["seq"]
+            self.view = f["view"]
+        return dict(f)
+
+    def until(self, pred: Callable[[dict[str, Any]], bool], limit: int = 5000) -> dict[str, Any]:
+        for _ in range(limit):
+            f = self.recv()
+            if pred(f):
+                return f
+        raise AssertionError("the expected frame never came")
+
+    def error(self) -> dict[str, Any]:
+        return self.until(lambda f: f.get("type") == "error")
+
+    def hello(self, table: str, token: str, last_seq: int = 0) -> dict[str, Any]:
+        self.send({"type": "hello", "table": table, "token": token, "last_seq": last_seq})
+        welcome = self.until(lambda f: f.get("type") in ("welcome", "error"))
+        return welcome
+
+    def my_turn(self) -> bool:
+        v = self.view
+        return bool(v and v["phase"] in ("play", "redeal_question") and v["turn"] == v["seat"] and v["legal"])
+
+    def close(self) -> None:
+        self.ws.close()

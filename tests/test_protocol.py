@@ -1,0 +1,350 @@
+"""The websocket protocol of docs/protocol.md against a live uvicorn server:
+every error code, resync after a dropped connection, whole hands and a whole
+match driven through the socket, and the HTTP API."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from capicua.engine import Match, make_rules, replay
+from capicua.store import Store
+
+pytestmark = pytest.mark.xdist_group("server")
+
+FROZEN = (1e6, 1e6)  # bots that never get to move during a test
+
+
+def seed_with_opener(opener: int, preset: str = "cubano") -> str:
+    """A match seed whose first-opener draw picks ``opener``."""
+    for i in range(1000):
+        seed = f"seed-{opener}-{i}"
+        if Match(make_rules(preset), seed).setup["opener"] == opener:
+            return seed
+    raise AssertionError("no seed found")
+
+
+def drive(c: Any, stop: Any, choose: Any = None) -> dict[str, Any]:
+    """Play seat ``c``'s turns (first legal move, or ``choose(view)``) and say
+    next_hand after each hand until a frame satisfies ``stop``."""
+    waiting = False
+    next_sent: set[int] = set()
+    while True:
+        f = c.recv()
+        if stop(f):
+            return f
+        if f["type"] == "error":
+            raise AssertionError(f"unexpected error {f}")
+        if f["type"] == "event" and f["event"]["kind"] == "play" and f["event"]["seat"] == c.view["seat"]:
+            waiting = False
+        v = c.view
+        if v is None or f["type"] not in ("event", "sync"):
+            continue
+        if not waiting and c.my_turn():
+            move = choose(v) if choose else v["legal"][0]
+            c.send({"type": "play", "seq": c.seq, **move})
+            waiting = True
+        if v["phase"] == "hand_over" and v["hand_number"] not in next_sent:
+            next_sent.add(v["hand_number"])
+            c.send({"type": "next_hand", "seq": c.seq})
+
+
+# ------------------------------------------------------------------ HTTP API
+
+
+def test_http_api(live_server: Any) -> None:
+    srv = live_server()
+    assert srv.get("/healthz").json() == {"ok": True}
+    presets = srv.get("/api/presets").json()
+    assert "cubano" in [p["name"] for p in presets["presets"]]
+    roster = srv.get("/api/neighbours").json()["neighbours"]
+    assert len(roster) >= 6 and all({"id", "name", "level", "style", "avatar"} <= set(n) for n in roster)
+    r = srv.post("/api/tables", {"nickname": "  Ana  ", "partner_level": "medio", "rival_level": "dificil"})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["seat"] == 0 and body["table_id"].startswith("t_") and body["token"]
+    summary = srv.get(f"/api/tables/{body['table_id']}").json()
+    assert summary["seats"][0]["name"] == "Ana" and summary["seats"][0]["kind"] == "human"
+    assert [s["kind"] for s in summary["seats"][1:]] == ["bot"] * 3
+    assert summary["seats"][2]["level"] == "medio" and summary["seats"][1]["level"] == "dificil"
+    assert len({s["character"] for s in summary["seats"][1:]}) == 3
+    assert "token" not in json.dumps(summary) and body["token"] not in json.dumps(summary)
+    # The same guest token opens a second table as the same player.
+    again = srv.post("/api/tables", {"nickname": "Ana", "token": body["token"]}).json()
+    assert again["token"] == body["token"] and again["table_id"] != body["table_id"]
+    # Errors.
+    assert srv.get("/api/tables/t_nothere").status_code == 404
+    assert srv.get("/api/tables/t_nothere").json()["error"]["code"] == "unknown_table"
+    for bad in ({}, {"nickname": ""}, {"nickname": "x" * 40}, {"nickname": "Ana", "partner_level": "god"}):
+        r = srv.post("/api/tables", bad)
+        assert r.status_code == 400 and r.json()["error"]["code"] == "malformed", bad
+    r = srv.post("/api/tables", {"nickname": "Ana", "options": {"target": 7}})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_rules"
+    r = srv.post("/api/tables", {"nickname": "Ana", "preset": "nope"})
+    assert r.json()["error"]["code"] == "bad_rules"
+    import httpx
+
+    r = httpx.post(srv.base + "/api/tables", content=b"{not json", timeout=10)
+    assert r.status_code == 400 and r.json()["error"]["code"] == "malformed"
+
+
+def test_verify_endpoint_matches_the_engine(live_server: Any) -> None:
+    srv = live_server()
+    m = Match(make_rules("cubano"), "verify-me")
+    m.start_hand()
+    hand = m.hand
+    got = srv.get(f"/api/verify?seed={hand.seed}&preset=cubano").json()
+    assert got["seed_hash"] == hand.seed_hash
+    assert got["hands"] == hand.deals[-1]["hands"] and got["sleeping"] == hand.deals[-1]["sleeping"]
+    assert srv.get("/api/verify?preset=cubano").json()["error"]["code"] == "malformed"
+    assert srv.get("/api/verify?seed=abc&preset=nope").json()["error"]["code"] == "bad_rules"
+
+
+# --------------------------------------------------------------- error codes
+
+
+def test_malformed_too_large_too_fast_unauthorized_unknown_table(live_server: Any) -> None:
+    srv = live_server(rate_limit=(40, 3600.0))
+    t = srv.new_table()
+    c = srv.client()
+    # Before hello: intents are unauthorized.
+    c.send({"type": "play", "seq": 0, "tile": [0, 0], "end": None})
+    assert c.error()["code"] == "unauthorized"
+    for raw in ("{not json", "[1, 2]", '"hello"', json.dumps({"type": "shout"}), json.dumps({"no": "type"}),
+                json.dumps({"type": "play", "seq": "x", "tile": [1, 2]}),
+                json.dumps({"type": "play", "seq": 1, "tile": "5-3"}),
+                json.dumps({"type": "play", "seq": 1, "tile": [1, 2], "end": 5}),
+                json.dumps({"type": "redeal", "seq": 1, "accept": "yes"}),
+                json.dumps({"type": "next_hand"}),
+                json.dumps({"type": "hello", "table": 5, "token": "x"})):
+        c.send(raw)
+        err = c.error()
+        assert err["code"] == "malformed", raw
+        assert err["message"]
+    c.send("x" * 5000)
+    assert c.error()["code"] == "too_large"
+    c.send({"type": "hello", "table": "t_nosuchtable", "token": t["token"]})
+    assert c.error()["code"] == "unknown_table"
+    c.send({"type": "hello", "table": t["table_id"], "token": "not-the-token"})
+    assert c.error()["code"] == "unauthorized"
+    c.send({"type": "hello", "table": t["table_id"]})
+    assert c.error()["code"] == "unauthorized"
+    # The socket still works after all those errors.
+    c.send({"type": "ping"})
+    assert c.until(lambda f: f["type"] in ("pong", "error"))["type"] == "pong"
+    assert c.hello(t["table_id"], t["token"])["type"] == "welcome"
+    c.close()
+    # too_fast: a limiter of 3 frames per hour makes the 4th frame too fast.
+    srv2 = live_server(rate_limit=(3, 3600.0))
+    c2 = srv2.client()
+    for _ in range(3):
+        c2.send({"type": "ping"})
+        assert c2.recv()["type"] == "pong"
+    c2.send({"type": "ping"})
+    assert c2.error()["code"] == "too_fast"
+    c2.close()
+
+
+def test_illegal_stale_bad_phase_change_nothing(live_server: Any) -> None:
+    srv = live_server()
+    # Seat 0 opens (the draw picks it): bots frozen so that nothing moves by itself.
+    tid, token = srv.table_with_seed(seed_with_opener(0), bot_delay=FROZEN)
+    c = srv.client()
+    assert c.hello(tid, token)["type"] == "welcome"
+    c.until(lambda f: f["type"] == "event" and f["event"]["kind"] == "hand_start")
+    start = c.until(lambda f: f["type"] == "event" and f["view"]["turn"] == 0) if not c.my_turn() else c.frames[-1]
+    seq, view = c.seq, c.view
+    assert view["turn"] == 0 and view["opener"] == 0
+    not_mine = next(t for t in ([a, b] for a in range(10) for b in range(a, 10)) if t not in view["hand"])
+    c.send({"type": "play", "seq": seq, "tile": not_mine, "end": None})
+    assert c.error()["code"] == "illegal"
+    c.send({"type": "play", "seq": seq, "tile": view["hand"][0], "end": "left"})  # first tile takes end null
+    assert c.error()["code"] == "illegal"
+    c.send({"type": "play", "seq": seq, "tile": [3, 11], "end": None})
+    assert c.error()["code"] == "malformed"
+    c.send({"type": "play", "seq": seq - 1, "tile": view["hand"][0], "end": None})
+    assert c.error()["code"] == "stale"
+    c.send({"type": "play", "seq": seq + 5, "tile": view["hand"][0], "end": None})
+    assert c.error()["code"] == "stale"
+    c.send({"type": "next_hand", "seq": seq})
+    err = c.error()
+    assert err["code"] == "bad_phase" and err["seq"] == seq
+    # Nothing changed: a fresh connection sees the same view at the same seq.
+    c2 = srv.client()
+    c2.hello(tid, token)
+    sync = c2.until(lambda f: f["type"] == "sync")
+    assert sync["seq"] == seq and sync["view"] == view
+    assert start is not None
+    # A legal play goes through and moves the table on by one event (bots frozen).
+    c.send({"type": "play", "seq": seq, "tile": view["legal"][0]["tile"], "end": None})
+    ev = c.until(lambda f: f["type"] == "event")
+    assert ev["seq"] == seq + 1 and ev["event"] == {"kind": "play", "seat": 0, "tile": view["legal"][0]["tile"], "end": None}
+    c.close()
+    c2.close()
+
+
+def test_out_of_turn(live_server: Any) -> None:
+    srv = live_server()
+    # Seat 1 (a rival bot) is drawn to open; the bots are frozen, so it stays seat 1's turn.
+    tid, token = srv.table_with_seed(seed_with_opener(1), bot_delay=FROZEN)
+    c = srv.client()
+    c.hello(tid, token)
+    c.until(lambda f: f["type"] == "event" and f["event"]["kind"] == "hand_start")
+    assert c.view["turn"] == 1 and c.view["legal"] == []
+    c.send({"type": "play", "seq": c.seq, "tile": c.view["hand"][0], "end": None})
+    err = c.error()
+    assert err["code"] == "out_of_turn" and err["seq"] == c.seq
+    c.close()
+
+
+def test_first_opener_substitution_partner_of_a_bot_opens(live_server: Any) -> None:
+    srv = live_server()
+    # The draw picks seat 2 (the bot partner); the connected human in seat 0 opens instead.
+    tid, token = srv.table_with_seed(seed_with_opener(2), bot_delay=FROZEN)
+    c = srv.client()
+    c.hello(tid, token)
+    ev = c.until(lambda f: f["type"] == "event" and f["event"]["kind"] == "hand_start")
+    assert ev["event"]["opener"] == 0 and ev["event"]["opener_drawn"] == 2
+    assert c.view["turn"] == 0 and c.view["legal"]
+    c.close()
+
+
+# -------------------------------------------------------------------- resync
+
+
+def test_resync_after_a_dropped_connection(live_server: Any) -> None:
+    srv = live_server()
+    t = srv.new_table()
+    c = srv.client()
+    c.hello(t["table_id"], t["token"])
+    # Play until our first play is acknowledged, then drop the socket at once.
+    mine = drive(c, lambda f: f["type"] == "event" and f["event"]["kind"] == "play" and f["event"]["seat"] == 0)
+    last = mine["seq"]
+    c.close()
+    c2 = srv.client()
+    assert c2.hello(t["table_id"], t["token"], last_seq=last)["type"] == "welcome"
+    got: list[dict[str, Any]] = []
+
+    def settled(f: dict[str, Any]) -> bool:
+        if f["type"] in ("event", "sync"):
+            got.append(f)
+        v = f.get("view")
+        return bool(v) and (v["turn"] == 0 or v["phase"] != "play")
+
+    c2.until(settled)
+    # Either the missed events in order, numbered on from last_seq, or a fresh sync.
+    if got[0]["type"] == "event":
+        assert [f["seq"] for f in got] == list(range(last + 1, last + 1 + len(got)))
+        assert all(f.get("replayed") for f in got[:1])
+    print("resync by", got[0]["type"], len(got))
+    # And what the client ends up with is exactly a fresh sync.
+    c3 = srv.client()
+    c3.hello(t["table_id"], t["token"])
+    sync = c3.until(lambda f: f["type"] == "sync")
+    assert sync["seq"] == c2.seq and sync["view"] == c2.view
+    c2.close()
+    c3.close()
+
+
+def test_resync_with_missed_events_and_a_fresh_sync_when_too_old(live_server: Any) -> None:
+    srv = live_server()
+    tid, token = srv.table_with_seed(seed_with_opener(0), bot_delay=FROZEN)
+    c = srv.client()
+    c.hello(tid, token)
+    c.until(lambda f: f.get("view") and f["view"]["turn"] == 0)
+    first = c.seq
+    c.close()
+    # While nobody listens, seat 0's play goes in through another socket.
+    c2 = srv.client()
+    c2.hello(tid, token, last_seq=first)
+    c2.until(lambda f: f["type"] == "sync")
+    c2.send({"type": "play", "seq": first, **c2.view["legal"][0]})
+    c2.until(lambda f: f["type"] == "event" and f["seq"] == first + 1)
+    c2.close()
+    c3 = srv.client()
+    c3.hello(tid, token, last_seq=first)
+    f = c3.until(lambda f: f["type"] in ("event", "sync"))
+    assert f["type"] == "event" and f["seq"] == first + 1 and f["replayed"] is True
+    assert f["event"]["kind"] == "play" and f["event"]["seat"] == 0
+    c3.close()
+    # Shrink the table's history: a client that missed more than it holds gets a sync.
+    from collections import deque
+
+    table = srv.run(srv.tables.get(tid))
+
+    async def shrink() -> None:
+        table.history = deque(list(table.history)[-0:], maxlen=0)
+
+    srv.run(shrink())
+    c4 = srv.client()
+    c4.hello(tid, token, last_seq=first)
+    f = c4.until(lambda f: f["type"] in ("event", "sync"))
+    assert f["type"] == "sync" and f["seq"] == first + 1
+    c4.close()
+
+
+# --------------------------------------------------------------- whole games
+
+
+def test_a_whole_match_through_the_websocket(live_server: Any) -> None:
+    srv = live_server()
+    t = srv.new_table(options={"target": 50})
+    c = srv.client()
+    c.hello(t["table_id"], t["token"])
+    chats: list[dict[str, Any]] = []
+    seqs: list[int] = []
+
+    def stop(f: dict[str, Any]) -> bool:
+        if f["type"] == "chat":
+            chats.append(f)
+        if f["type"] == "event":
+            seqs.append(f["seq"])
+        return f["type"] == "event" and f["event"]["kind"] == "match_end"
+
+    end = drive(c, stop)
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+    v = end["view"]
+    assert v["phase"] == "match_over" and max(v["scores"]) >= 50 and v["match_result"]["winner"] in (0, 1)
+    for ch in chats:
+        assert set(ch) >= {"seq", "seat", "character", "es", "en"} and ch["seat"] != 0
+    assert srv.get(f"/api/tables/{t['table_id']}").json()["status"] == "finished"
+    # The store holds the finished record, and it replays to the same result.
+    store = Store(srv.database_url)
+    row = store.load_match(t["table_id"])
+    assert row["status"] == "finished"
+    m = replay(row["record"])
+    assert m.match_result == v["match_result"] and m.scores == v["scores"]
+    store.close()
+    c.send({"type": "next_hand", "seq": c.seq})
+    assert c.error()["code"] == "bad_phase"
+    c.close()
+
+
+def test_hand_end_events_and_revealed_hands(live_server: Any) -> None:
+    srv = live_server()
+    t = srv.new_table()
+    c = srv.client()
+    c.hello(t["table_id"], t["token"])
+    end = drive(c, lambda f: f["type"] == "event" and f["event"]["kind"] == "hand_end")
+    ev, v = end["event"], end["view"]
+    assert ev["result_kind"] in ("domino", "tranque", "tie") and ev["seed"]
+    assert v["revealed"] is not None and len(v["revealed"]) == 4
+    from capicua.engine import seed_hash
+
+    assert seed_hash(ev["seed"]) == v["seed_hash"]
+    c.close()
+
+
+def test_a_bots_only_table_plays_a_whole_match(live_server: Any) -> None:
+    from capicua.server.tables import Seat
+
+    srv = live_server()
+    seats = [Seat(i, "bot", n, level="random", character=n.lower()) for i, n in enumerate(("Cuca", "Pancho", "Yoli", "Chucho"))]
+    table = srv.run(srv.tables.create("cubano", {"target": 50}, seats, seed="bots-only"))
+    srv.run(table.over.wait())
+    assert table.match.phase == "match_over" and max(table.match.scores) >= 50
+    store = Store(srv.database_url)
+    assert replay(store.load_match(table.id)["record"]).scores == table.match.scores
+    store.close()
