@@ -357,31 +357,35 @@ def move_of_json(st: Static, sim: Sim, action: dict[str, Any]) -> tuple[int, int
 
 
 # ---------------------------------------------------------------- playouts
-def playout(sim: Sim, rng: random.Random, policy: int = 0) -> Sim:
+def playout(sim: Sim, rng: random.Random, policy: int = 0, generic: bool = False) -> Sim:
     """Play the hand to its end in place. ``policy`` 0: uniform random;
-    1: heaviest tile (random tie-break); 2: heaviest tile with probability 3/4."""
+    1: heaviest tile (random tie-break); 2: heaviest tile with probability 3/4.
+    Simple line games use an inlined loop that draws the same random numbers
+    as the generic one (``generic=True`` forces the latter, for tests)."""
     st = sim.st
-    if st.simple:
+    if st.simple and not generic:
         _playout_simple(sim, rng, policy)
         return sim
     tp = st.tp
     rand = rng.random
     while not sim.over:
-        ms = sim.moves()
-        if len(ms) == 1:
-            m = ms[0]
-        elif policy == 0 or (policy == 2 and rand() < 0.25):
-            m = ms[int(rand() * len(ms))]
-        else:
-            best = -1
-            m = ms[0]
-            for mv in ms:
-                p = tp[mv[0]] + rand()
-                if p > best:
-                    best = p
-                    m = mv
-        sim.play(m)
+        sim.play(_pick(sim.moves(), policy, rand, tp))
     return sim
+
+
+def _pick(ms: list[tuple[int, int]], policy: int, rand: Any, tp: list[int]) -> tuple[int, int]:
+    if len(ms) == 1:
+        return ms[0]
+    if policy == 0 or (policy == 2 and rand() < 0.25):
+        return ms[int(rand() * len(ms))]
+    best = -1.0
+    m = ms[0]
+    for mv in ms:
+        p = tp[mv[0]] + rand()
+        if p > best:
+            best = p
+            m = mv
+    return m
 
 
 def _playout_simple(sim: Sim, rng: random.Random, policy: int) -> None:
@@ -396,14 +400,7 @@ def _playout_simple(sim: Sim, rng: random.Random, policy: int) -> None:
     assert seat is not None
     passes = sim.passes
     if not sim.started:
-        h = hands[seat]
-        if sim.required_first >= 0:
-            t = sim.required_first
-        elif policy == 0:
-            t = h[int(rand() * len(h))]
-        else:
-            t = max(h, key=lambda x: tp[x] + rand())
-        sim.play((t, -1))
+        sim.play(_pick(sim.moves(), policy, rand, tp))
         if sim.over:
             return
         seat = sim.turn
