@@ -713,7 +713,8 @@ class Match:
         self.sheet.append(
             {"hand": hand.number, "kind": kind, "team": team, "points": points, "capicua": capicua, "scores": list(self.scores)}
         )
-        events.append({"kind": "hand_end", **result})
+        # The result has its own "kind" (domino/tranque/tie): keep it as "result_kind".
+        events.append({**result, "kind": "hand_end", "result_kind": kind})
         self.phase = "hand_over"
         self._check_match_end(hand, events)
 
