@@ -1,0 +1,729 @@
+"""JIT playout kernel for line-layout games (numba ``@njit(cache=True)``).
+
+The bots' hot path: play a position out to the end of the hand thousands of
+times per decision. Everything here is int64 arithmetic on bitmasks and runs
+without allocating inside the playout loop.
+
+Games: every preset with a line layout and a set up to double-nine (tile
+masks fit an int64) — ``cubano``, ``cubano-clasico``, ``caribe``,
+``la-plaza``, ``fid``, ``mano-a-mano``, ``block``, ``draw``, ``all-fives``,
+``fives-and-threes`` — with or without drawing, with in-play scoring, every
+``domino_scoring`` / ``tranque_winner`` / ``tranque_scoring`` value and the
+capicúa bonus. Cross layouts and double-twelve are not supported
+(:func:`kernel_rules` raises ``ValueError``): use :mod:`capicua.engine.fast`.
+
+Conventions (the same as :mod:`capicua.engine.fast`)
+-----------------------------------------------------
+* A hand is an int64 mask over tile indices (:func:`capicua.engine.tiles.tile_index`).
+* The line is ``table = [left, right, left_is_double, right_is_double, tiles_played]``
+  (int64, shape (5,)); ``left = -1`` means no tile has been laid yet.
+* A move is ``(tile_index, end)`` with end ``0`` left, ``1`` right, ``-1``
+  the opening tile (laid as ``(a, b)``, ``a <= b``: left end ``a``).
+* Passes and draws are automatic; draws take ``boneyard[bpos]``, ``bpos+1``...
+  while more than ``draw_reserve`` tiles remain.
+* Policy ``p``: at each decision with more than one legal move the seat plays
+  the heaviest tile (first in legal order among equals: lowest tile index,
+  left end before right) with probability ``p``, else a uniform legal move.
+  ``p = 0`` is a random playout, ``p = 1`` is deterministic ("botagorda"),
+  identical to ``capicua.engine.fast.policy_playout(state, rng, 1.0)``.
+
+Result rows (int64, ``RESULT_COLS`` columns)
+--------------------------------------------
+``[kind, seat, team, points, capicua, in_play_team0, ..., in_play_team4]``
+with kind ``0`` domino, ``1`` tranque, ``2`` tie (seat = team = -1, points 0).
+``points`` are the hand points won by ``team``; ``in_play_*`` are the points
+each team scored during the rest of the hand (All Fives / Fives-and-Threes).
+
+API
+---
+``R = kernel_rules(rules)``
+    int64 parameter array for a :class:`~capicua.engine.rules.Rules` (cached).
+``pos = position(fast_state)``
+    a :class:`Position` (hands, table, turn, passes, opener, required_first,
+    boneyard, bpos) from a :class:`capicua.engine.fast.FastState`.
+``playout_batch(R, hands, table, turn, passes, opener, required, boneyard, bpos, n, seed, p=0.0)``
+    -> int64 array (n, RESULT_COLS): n playouts from one position.
+``evaluate_moves(R, samples, boneyards, table, turn, passes, opener, required, bpos, moves, n_per_sample, seed, p=0.0)``
+    ``samples`` (S, players) int64 hand masks (one determinization per row;
+    the seat on turn holds the same hand in all), ``boneyards`` (S, B) int64
+    (B may be 0), ``moves`` (M, 2) int64 candidate moves of the seat on
+    turn. Plays every move in every sample ``n_per_sample`` times and returns
+    float64 (M, 4): ``[mean net points, P(win), P(tie), mean hand points won]``
+    for the team of the seat on turn, where net = own team's hand points +
+    in-play points minus the mean over the other teams. Common random
+    numbers: playout ``k`` of sample ``s`` uses the same random stream for
+    every move, so differences between moves are not drowned in noise.
+``random_hands(R, n, seed, p=0.0)``
+    -> (n, RESULT_COLS): n fresh random deals (redeals and opener as the
+    rules' first hand: random seat, or the highest double's holder), each
+    played out. This is what ``capicua bench`` times.
+``warmup()``
+    compiles (or loads from the cache) every kernel; returns seconds spent.
+
+Everything is seeded: the same arguments give the same results.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+import numpy as np
+from llvmlite import ir
+from numba import njit
+from numba.extending import intrinsic
+
+from capicua.engine.fast import FastState, fast_rules
+from capicua.engine.rules import DEAL_OPENERS, FORCED_DOUBLE_OPENERS, Rules
+
+# ---------------------------------------------------------------- layout of R
+P_PLAYERS = 0
+P_TEAMS = 1
+P_NTILES = 2
+P_MAXPIP = 3
+P_DRAWING = 4
+P_RESERVE = 5
+P_INPLAY = 6  # 0 none, 1 fives, 2 fives and threes
+P_DSCORE = 7  # 0 opponents, 1 all_hands, 2 muggins
+P_TWINNER = 8  # 0 lowest_player, 1 lowest_team
+P_TSCORE = 9  # 0 opponents, 1 all_hands, 2 difference, 3 muggins
+P_BONUS = 10
+P_HANDSIZE = 11
+P_REDEAL5 = 12  # 1: automatic redeal on five doubles
+P_OPENER = 13  # first-hand opener: 0 random seat, 1 highest double holder, 2 ... forced to lead it
+P_DOUBLES = 14  # mask of the doubles
+OFF_A = 16
+OFF_B = OFF_A + 64
+OFF_PIPS = OFF_B + 64
+OFF_NUM = OFF_PIPS + 64
+OFF_TEAM = OFF_NUM + 16
+R_SIZE = OFF_TEAM + 8
+
+MAX_TEAMS = 5
+RESULT_COLS = 5 + MAX_TEAMS
+KIND_DOMINO, KIND_TRANQUE, KIND_TIE = 0, 1, 2
+
+
+# ------------------------------------------------------------- bit intrinsics
+@intrinsic
+def _cttz(typingctx: Any, src: Any) -> Any:
+    """Index of the lowest set bit (src != 0)."""
+    sig = src(src)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return sig, codegen
+
+
+@intrinsic
+def _popcount(typingctx: Any, src: Any) -> Any:
+    sig = src(src)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+# ----------------------------------------------------------------------- rng
+@njit(inline="always")
+def _next(s: Any) -> Any:
+    """splitmix64 step; ``s`` is a uint64 array of one element."""
+    z = s[0] + np.uint64(0x9E3779B97F4A7C15)
+    s[0] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(inline="always")
+def _below(s: Any, n: Any) -> Any:
+    """Uniform int in [0, n) for 0 < n < 2**31."""
+    return np.int64(((_next(s) >> np.uint64(33)) * np.uint64(n)) >> np.uint64(31))
+
+
+@njit(inline="always")
+def _uniform(s: Any) -> Any:
+    return np.float64(_next(s) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(inline="always")
+def _seed(s: Any, a: Any, b: Any, c: Any) -> None:
+    s[0] = np.uint64(a) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(b) * np.uint64(0xC2B2AE3D27D4EB4F)
+    s[0] = s[0] ^ np.uint64(c) * np.uint64(0x165667B19E3779F9)
+    _next(s)
+    _next(s)
+
+
+# --------------------------------------------------------------------- scoring
+@njit(inline="always")
+def _mask_pips(R: Any, m: Any) -> Any:
+    total = 0
+    while m:
+        t = _cttz(m)
+        total += R[OFF_PIPS + t]
+        m &= m - 1
+    return total
+
+
+@njit(inline="always")
+def _round5(x: Any) -> Any:
+    return 5 * ((x + 2) // 5)
+
+
+@njit(cache=True)
+def _end_domino(R: Any, hands: Any, seat: Any, capicua: Any, out: Any, row: Any) -> None:
+    n = R[P_PLAYERS]
+    team = R[OFF_TEAM + seat]
+    mode = R[P_DSCORE]
+    points = 0
+    for s in range(n):
+        t = _mask_pips(R, hands[s])
+        if mode == 1:
+            points += t
+        elif R[OFF_TEAM + s] != team:
+            points += t if mode == 0 else _round5(t)
+    if capicua:
+        points += R[P_BONUS]
+    out[row, 0] = KIND_DOMINO
+    out[row, 1] = seat
+    out[row, 2] = team
+    out[row, 3] = points
+    out[row, 4] = 1 if capicua else 0
+
+
+@njit(cache=True)
+def _end_tranque(R: Any, hands: Any, opener: Any, totals: Any, tt: Any, out: Any, row: Any) -> None:
+    n = R[P_PLAYERS]
+    nt = R[P_TEAMS]
+    for k in range(nt):
+        tt[k] = 0
+    for s in range(n):
+        totals[s] = _mask_pips(R, hands[s])
+        tt[R[OFF_TEAM + s]] += totals[s]
+    win = -1
+    if R[P_TWINNER] == 0:
+        low = totals[0]
+        for s in range(1, n):
+            if totals[s] < low:
+                low = totals[s]
+        for s in range(n):
+            if totals[s] == low:
+                team = R[OFF_TEAM + s]
+                if win == -1:
+                    win = team
+                elif win != team:
+                    win = -2
+    else:
+        low = tt[0]
+        for k in range(1, nt):
+            if tt[k] < low:
+                low = tt[k]
+        for k in range(nt):
+            if tt[k] == low:
+                win = k if win == -1 else -2
+    out[row, 4] = 0
+    if win < 0:
+        out[row, 0] = KIND_TIE
+        out[row, 1] = -1
+        out[row, 2] = -1
+        out[row, 3] = 0
+        return
+    seat = -1
+    for i in range(n):  # seats in order from the opener: the first lowest wins ties
+        s = (opener + i) % n
+        if R[OFF_TEAM + s] == win and (seat < 0 or totals[s] < totals[seat]):
+            seat = s
+    mode = R[P_TSCORE]
+    points = 0
+    if mode == 0:
+        for s in range(n):
+            if R[OFF_TEAM + s] != win:
+                points += totals[s]
+    elif mode == 1:
+        for s in range(n):
+            points += totals[s]
+    elif mode == 2:
+        for k in range(nt):
+            if k != win and tt[k] > tt[win]:
+                points += tt[k] - tt[win]
+    else:
+        for s in range(n):
+            if R[OFF_TEAM + s] != win and totals[s] > totals[seat]:
+                points += _round5(totals[s] - totals[seat])
+    out[row, 0] = KIND_TRANQUE
+    out[row, 1] = seat
+    out[row, 2] = win
+    out[row, 3] = points
+
+
+# --------------------------------------------------------------------- playout
+@njit(cache=True)
+def _playout(
+    R: Any,
+    hands: Any,
+    bone: Any,
+    nb: Any,
+    bpos: Any,
+    table: Any,
+    turn: Any,
+    passes: Any,
+    opener: Any,
+    required: Any,
+    p: Any,
+    forced_t: Any,
+    forced_arm: Any,
+    rng: Any,
+    totals: Any,
+    tt: Any,
+    out: Any,
+    row: Any,
+) -> None:
+    """Play to the end of the hand; ``hands`` is scratch (changed). The first
+    decision plays (forced_t, forced_arm) if forced_t >= 0."""
+    n = R[P_PLAYERS]
+    drawing = R[P_DRAWING]
+    reserve = R[P_RESERVE]
+    in_play = R[P_INPLAY]
+    for k in range(MAX_TEAMS):
+        out[row, 5 + k] = 0
+    left = table[0]
+    right = table[1]
+    dl = table[2] != 0
+    dr = table[3] != 0
+    greedy = p >= 1.0
+    mixed = p > 0.0 and p < 1.0
+    while True:
+        h = hands[turn]
+        if left < 0:
+            if required >= 0:
+                ml = h & (np.int64(1) << required)
+            else:
+                ml = h
+            mr = np.int64(0)
+        else:
+            ml = h & R[OFF_NUM + left]
+            mr = h & R[OFF_NUM + right]
+        u = ml | mr
+        if u == 0:
+            if drawing and nb - bpos > reserve:
+                hands[turn] = h | (np.int64(1) << bone[bpos])
+                bpos += 1
+                continue
+            passes += 1
+            if passes >= n:
+                _end_tranque(R, hands, opener, totals, tt, out, row)
+                return
+            turn = turn + 1 if turn + 1 < n else 0
+            continue
+        # ---- choose a move (t, arm)
+        if forced_t >= 0:
+            t = forced_t
+            arm = forced_arm if left >= 0 else 0
+            forced_t = -1
+        else:
+            nl = _popcount(ml)
+            nmoves = nl + _popcount(mr)
+            if nmoves == 1:
+                if ml:
+                    t = _cttz(ml)
+                    arm = 0
+                else:
+                    t = _cttz(mr)
+                    arm = 1
+            elif greedy or (mixed and _uniform(rng) < p):
+                t = -1
+                arm = 0
+                best = -1
+                w = u
+                while w:
+                    i = _cttz(w)
+                    if R[OFF_PIPS + i] > best:
+                        best = R[OFF_PIPS + i]
+                        t = i
+                        arm = 0 if (ml >> i) & 1 else 1
+                    w &= w - 1
+            else:
+                k = _below(rng, nmoves)
+                t = -1
+                arm = 0
+                w = u
+                while True:
+                    i = _cttz(w)
+                    if (ml >> i) & 1:
+                        if k == 0:
+                            t = i
+                            arm = 0
+                            break
+                        k -= 1
+                    if (mr >> i) & 1:
+                        if k == 0:
+                            t = i
+                            arm = 1
+                            break
+                        k -= 1
+                    w &= w - 1
+        # ---- play it
+        h ^= np.int64(1) << t
+        hands[turn] = h
+        passes = 0
+        a = R[OFF_A + t]
+        b = R[OFF_B + t]
+        capicua = False
+        if left < 0:
+            left = a
+            right = b
+            dl = a == b
+            dr = dl
+            count = a + b
+        else:
+            if arm == 0:
+                inner = left
+                other = right
+            else:
+                inner = right
+                other = left
+            outer = b if a == inner else a
+            capicua = outer == other and inner != other
+            if arm == 0:
+                left = outer
+                dl = a == b
+            else:
+                right = outer
+                dr = a == b
+            count = (2 * left if dl else left) + (2 * right if dr else right)
+        if in_play != 0:
+            if count > 0 and (count % 5 == 0 or (in_play == 2 and count % 3 == 0)):
+                out[row, 5 + R[OFF_TEAM + turn]] += count
+        if h == 0:
+            _end_domino(R, hands, turn, capicua, out, row)
+            return
+        turn = turn + 1 if turn + 1 < n else 0
+
+
+@njit(cache=True)
+def _playout_batch(
+    R: Any, hands: Any, table: Any, turn: Any, passes: Any, opener: Any, required: Any,
+    bone: Any, bpos: Any, n: Any, seed: Any, p: Any,
+) -> Any:
+    out = np.zeros((n, RESULT_COLS), dtype=np.int64)
+    players = R[P_PLAYERS]
+    work = np.empty(players, dtype=np.int64)
+    totals = np.empty(players, dtype=np.int64)
+    tt = np.empty(MAX_TEAMS, dtype=np.int64)
+    rng = np.empty(1, dtype=np.uint64)
+    _seed(rng, seed, 0x51, 0)
+    nb = bone.shape[0]
+    for i in range(n):
+        for s in range(players):
+            work[s] = hands[s]
+        _playout(R, work, bone, nb, bpos, table, turn, passes, opener, required, p, -1, 0, rng, totals, tt, out, i)
+    return out
+
+
+@njit(cache=True)
+def _evaluate_moves(
+    R: Any, samples: Any, boneyards: Any, table: Any, turn: Any, passes: Any, opener: Any,
+    required: Any, bpos: Any, moves: Any, n_per: Any, seed: Any, p: Any,
+) -> Any:
+    S = samples.shape[0]
+    M = moves.shape[0]
+    players = R[P_PLAYERS]
+    nteams = R[P_TEAMS]
+    me = R[OFF_TEAM + turn]
+    res = np.zeros((M, 4), dtype=np.float64)
+    out = np.zeros((1, RESULT_COLS), dtype=np.int64)
+    work = np.empty(players, dtype=np.int64)
+    totals = np.empty(players, dtype=np.int64)
+    tt = np.empty(MAX_TEAMS, dtype=np.int64)
+    rng = np.empty(1, dtype=np.uint64)
+    nb = boneyards.shape[1]
+    for s in range(S):
+        bone = boneyards[s]
+        for k in range(n_per):
+            for m in range(M):
+                _seed(rng, seed, s + 1, k + 1)  # same stream for every move
+                for q in range(players):
+                    work[q] = samples[s, q]
+                _playout(
+                    R, work, bone, nb, bpos, table, turn, passes, opener, required, p,
+                    moves[m, 0], moves[m, 1], rng, totals, tt, out, 0,
+                )
+                mine = out[0, 5 + me]
+                others = 0
+                for q in range(nteams):
+                    if q != me:
+                        others += out[0, 5 + q]
+                won = 0
+                if out[0, 2] == me:
+                    mine += out[0, 3]
+                    won = out[0, 3]
+                    res[m, 1] += 1.0
+                elif out[0, 2] >= 0:
+                    others += out[0, 3]
+                else:
+                    res[m, 2] += 1.0
+                res[m, 0] += mine - others / max(1, nteams - 1)
+                res[m, 3] += won
+    total = max(1, S * n_per)
+    for m in range(M):
+        for c in range(4):
+            res[m, c] /= total
+    return res
+
+
+@njit(cache=True)
+def _random_hands(R: Any, n: Any, seed: Any, p: Any) -> Any:
+    out = np.zeros((n, RESULT_COLS), dtype=np.int64)
+    players = R[P_PLAYERS]
+    ntiles = R[P_NTILES]
+    size = R[P_HANDSIZE]
+    dmask = R[P_DOUBLES]
+    opener_rule = R[P_OPENER]
+    order = np.arange(ntiles).astype(np.int64)
+    hands = np.empty(players, dtype=np.int64)
+    totals = np.empty(players, dtype=np.int64)
+    tt = np.empty(MAX_TEAMS, dtype=np.int64)
+    table = np.zeros(5, dtype=np.int64)
+    table[0] = -1
+    table[1] = -1
+    rng = np.empty(1, dtype=np.uint64)
+    _seed(rng, seed, 0xDEA1, 0)
+    dealt = players * size
+    bone = order[dealt:]  # a view: re-filled by every shuffle
+    nb = ntiles - dealt
+    for i in range(n):
+        while True:
+            for j in range(ntiles - 1, 0, -1):
+                k = _below(rng, j + 1)
+                x = order[j]
+                order[j] = order[k]
+                order[k] = x
+            ok = True
+            anydouble = False
+            for s in range(players):
+                m = np.int64(0)
+                for j in range(s * size, (s + 1) * size):
+                    m |= np.int64(1) << order[j]
+                hands[s] = m
+                nd = _popcount(m & dmask)
+                if nd > 0:
+                    anydouble = True
+                if R[P_REDEAL5] and nd >= 5:
+                    ok = False
+            if opener_rule != 0 and not anydouble:
+                ok = False
+            if ok:
+                break
+        required = -1
+        if opener_rule == 0:
+            opener = _below(rng, players)
+        else:
+            opener = 0
+            best = -1
+            for s in range(players):
+                d = hands[s] & dmask
+                if d != 0:
+                    top = 63 - _clz(d)
+                    if top > best:
+                        best = top
+                        opener = s
+            if opener_rule == 2:
+                required = best
+        _playout(R, hands, bone, nb, 0, table, opener, 0, opener, required, p, -1, 0, rng, totals, tt, out, i)
+    return out
+
+
+@intrinsic
+def _clz(typingctx: Any, src: Any) -> Any:
+    sig = src(src)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return sig, codegen
+
+
+# ------------------------------------------------------------------ Python API
+@lru_cache(maxsize=64)
+def _kernel_rules(rules: Rules) -> np.ndarray:
+    if rules.layout != "line":
+        raise ValueError(f"the kernel plays line layouts only (not {rules.layout!r}); use capicua.engine.fast")
+    r = fast_rules(rules)
+    if r.n_tiles > 63:
+        raise ValueError("the kernel holds hands in int64 masks: sets up to double-nine")
+    if r.teams > MAX_TEAMS:
+        raise ValueError(f"at most {MAX_TEAMS} teams")
+    R = np.zeros(R_SIZE, dtype=np.int64)
+    R[P_PLAYERS] = r.players
+    R[P_TEAMS] = r.teams
+    R[P_NTILES] = r.n_tiles
+    R[P_MAXPIP] = r.max_pip
+    R[P_DRAWING] = 1 if r.drawing else 0
+    R[P_RESERVE] = r.draw_reserve
+    R[P_INPLAY] = r.in_play
+    R[P_DSCORE] = r.domino_scoring
+    R[P_TWINNER] = r.tranque_winner
+    R[P_TSCORE] = r.tranque_scoring
+    R[P_BONUS] = r.capicua_bonus
+    R[P_HANDSIZE] = rules.hand_size
+    R[P_REDEAL5] = 1 if rules.redeal_five_doubles == "automatic" else 0
+    if rules.first_opener in FORCED_DOUBLE_OPENERS:
+        R[P_OPENER] = 2
+    elif rules.first_opener in DEAL_OPENERS:
+        R[P_OPENER] = 1
+    R[P_DOUBLES] = r.doubles_mask
+    for i in range(r.n_tiles):
+        R[OFF_A + i] = r.tile_a[i]
+        R[OFF_B + i] = r.tile_b[i]
+        R[OFF_PIPS + i] = r.tile_pips[i]
+    for v in range(r.max_pip + 1):
+        R[OFF_NUM + v] = r.num_mask[v]
+    for s in range(r.players):
+        R[OFF_TEAM + s] = r.team_of[s]
+    R.setflags(write=False)
+    return R
+
+
+def kernel_rules(rules: Rules) -> np.ndarray:
+    """The int64 parameter array of ``rules`` (read-only, cached).
+    Raises ``ValueError`` for a cross layout or a set past double-nine."""
+    return _kernel_rules(rules)
+
+
+class Position(NamedTuple):
+    """A position as the kernel takes it (see the module docstring)."""
+
+    hands: np.ndarray  # int64 (players,)
+    table: np.ndarray  # int64 (5,): left, right, left double, right double, tiles played
+    turn: int
+    passes: int
+    opener: int
+    required: int  # tile the opener must lead, or -1
+    boneyard: np.ndarray  # int64 (B,)
+    bpos: int
+
+
+def position(state: FastState) -> Position:
+    """The kernel's view of a line-layout :class:`FastState` whose hand is not over."""
+    if state.result is not None:
+        raise ValueError("the hand is over")
+    if state.r.layout != 0:
+        raise ValueError("the kernel plays line layouts only")
+    table = np.array([-1, -1, 0, 0, 0], dtype=np.int64)
+    if state.center >= 0:
+        table[0], table[1] = state.ends
+        table[2] = int(state.end_double[0])
+        table[3] = int(state.end_double[1])
+        table[4] = state.arm_tiles + 1
+    return Position(
+        np.array(state.hands, dtype=np.int64),
+        table,
+        state.turn,
+        state.passes,
+        state.opener,
+        state.required_first,
+        np.array(state.boneyard, dtype=np.int64),
+        state.bpos,
+    )
+
+
+def _i64(a: Any, ndim: int) -> np.ndarray:
+    arr = np.ascontiguousarray(a, dtype=np.int64)
+    if arr.ndim != ndim:
+        if ndim == 2 and arr.size == 0:
+            return arr.reshape(arr.shape[0] if arr.ndim else 0, 0)
+        raise ValueError(f"expected a {ndim}-d array, got shape {arr.shape}")
+    return arr
+
+
+def playout_batch(
+    R: np.ndarray,
+    hands: Any,
+    table: Any,
+    turn: int,
+    passes: int,
+    opener: int,
+    required: int,
+    boneyard: Any,
+    bpos: int,
+    n: int,
+    seed: int,
+    p: float = 0.0,
+) -> np.ndarray:
+    """``n`` playouts from one position -> int64 (n, RESULT_COLS)."""
+    return _playout_batch(  # type: ignore[no-any-return]
+        R, _i64(hands, 1), _i64(table, 1), int(turn), int(passes), int(opener), int(required),
+        _i64(boneyard, 1), int(bpos), int(n), int(seed) & 0x7FFFFFFFFFFFFFFF, float(p),
+    )
+
+
+def evaluate_moves(
+    R: np.ndarray,
+    samples: Any,
+    boneyards: Any,
+    table: Any,
+    turn: int,
+    passes: int,
+    opener: int,
+    required: int,
+    bpos: int,
+    moves: Any,
+    n_per_sample: int,
+    seed: int,
+    p: float = 0.0,
+) -> np.ndarray:
+    """Value of each candidate move over sampled deals -> float64 (M, 4), see the module docstring."""
+    samples = _i64(samples, 2)
+    boneyards = np.ascontiguousarray(boneyards, dtype=np.int64)
+    if boneyards.ndim == 1 and boneyards.size == 0:
+        boneyards = np.zeros((samples.shape[0], 0), dtype=np.int64)
+    if boneyards.ndim != 2 or boneyards.shape[0] != samples.shape[0]:
+        raise ValueError("boneyards must be (S, B), one row per sample")
+    moves = _i64(moves, 2)
+    if moves.ndim != 2 or moves.shape[1] != 2:
+        raise ValueError("moves must be (M, 2)")
+    return _evaluate_moves(  # type: ignore[no-any-return]
+        R, samples, boneyards, _i64(table, 1), int(turn), int(passes), int(opener), int(required),
+        int(bpos), moves, int(n_per_sample), int(seed) & 0x7FFFFFFFFFFFFFFF, float(p),
+    )
+
+
+def random_hands(R: np.ndarray, n: int, seed: int, p: float = 0.0) -> np.ndarray:
+    """``n`` fresh random deals, each played out -> int64 (n, RESULT_COLS)."""
+    return _random_hands(R, int(n), int(seed) & 0x7FFFFFFFFFFFFFFF, float(p))  # type: ignore[no-any-return]
+
+
+def warmup() -> float:
+    """Compile (or load from numba's cache) every kernel; returns the seconds it took."""
+    from capicua.engine import make_rules
+
+    t0 = time.perf_counter()
+    R = kernel_rules(make_rules("cubano"))
+    random_hands(R, 2, 1)
+    hands = np.zeros(4, dtype=np.int64)
+    hands[0] = 1
+    table = np.array([-1, -1, 0, 0, 0], dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int64)
+    playout_batch(R, hands, table, 0, 0, 0, -1, empty, 0, 1, 1)
+    evaluate_moves(R, hands[None, :], np.zeros((1, 0), dtype=np.int64), table, 0, 0, 0, -1, 0,
+                   np.array([[0, -1]], dtype=np.int64), 1, 1)
+    return time.perf_counter() - t0
+
+
+__all__ = [
+    "KIND_DOMINO",
+    "KIND_TIE",
+    "KIND_TRANQUE",
+    "MAX_TEAMS",
+    "Position",
+    "RESULT_COLS",
+    "evaluate_moves",
+    "kernel_rules",
+    "playout_batch",
+    "position",
+    "random_hands",
+    "warmup",
+]
