@@ -348,6 +348,21 @@ def test_next_opener_after_tranque_other_team_on_tie_tied_player_opens():
     assert m.hand.opener == 1
 
 
+def test_next_opener_after_tranque_other_team_on_tie_is_the_tied_player_not_the_next_seat():
+    # South (45) and West (45) tie; the tied player of the team that did not
+    # open is West, not East (the seat after the opener).
+    hands = [
+        "0-9 0-0 0-2 2-3 0-6 1-5 2-4 3-3 1-6 2-5",  # 0+2+5+6+6+6+6+7+7 = 45
+        "0-1 3-4 1-7 2-6 3-5 4-4 1-8 2-7 3-6 4-5",  # 75
+        "1-9 2-8 3-7 4-6 5-5 3-8 4-7 5-6 4-8 5-7",  # 97
+        "0-8 1-1 0-3 1-2 0-4 1-3 2-2 0-5 1-4 0-7",  # 8+2+3+3+4+4+4+5+5+7 = 45
+    ]
+    m, _ = play_t(hands, "cubano-clasico")
+    res = m.hand.result
+    assert res["pip_totals"] == [45, 75, 97, 45]
+    assert (res["kind"], res["points"], res["next_opener"]) == ("tie", 0, 3)
+
+
 def test_next_opener_after_tranque_other_team_on_tie_won_tranque_goes_to_winner():
     m, _ = play_t(T2, "cubano-clasico")
     assert m.hand.result["next_opener"] == 2
