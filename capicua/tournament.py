@@ -39,7 +39,7 @@ import zlib
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from capicua.bots import CHEATING_LEVELS, LEVELS, decide, decide_cheating
+from capicua.bots import CHEATING_LEVELS, LEVELS, decide, decide_cheating, warmup
 from capicua.engine import Match, make_rules, parse_action
 
 
@@ -192,9 +192,10 @@ def run(
     jobs = [(preset, a, b, seed, s, min(hands, s + chunk), budget_a, budget_b) for s in range(0, hands, chunk)]
     t0 = time.time()
     if workers == 1:
+        warmup()
         parts = [_run_deals(j) for j in jobs]
     else:
-        with ProcessPoolExecutor(max_workers=workers) as ex:
+        with ProcessPoolExecutor(max_workers=workers, initializer=warmup) as ex:
             parts = list(ex.map(_run_deals, jobs))
     match_results: list[int] = []
     if matches:
@@ -204,7 +205,7 @@ def run(
             for j in mjobs:
                 match_results += _run_matches(j)
         else:
-            with ProcessPoolExecutor(max_workers=workers) as ex:
+            with ProcessPoolExecutor(max_workers=workers, initializer=warmup) as ex:
                 for r in ex.map(_run_matches, mjobs):
                     match_results += r
     wall = time.time() - t0

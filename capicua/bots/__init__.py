@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from .medio import decide_medio
-from .search import DIFICIL, EXPERTO, Config, cheat_decide, search_decide
+from .search import DIFICIL, EXPERTO, Config, cheat_decide, search_decide, warmup
 
 LEVELS = ("random", "botagorda", "medio", "dificil", "experto")
 CHEATING_LEVELS = ("tramposo",)
@@ -75,4 +75,4 @@ def decide_cheating(match: Any, seat: int, seed: int, budget_ms: float | None = 
     return cheat_decide(match, seat, random.Random(seed), 200.0 if budget_ms is None else float(budget_ms))
 
 
-__all__ = ["CHEATING_LEVELS", "LEVELS", "decide", "decide_cheating", "decide_botagorda", "decide_random"]
+__all__ = ["warmup", "CHEATING_LEVELS", "LEVELS", "decide", "decide_cheating", "decide_botagorda", "decide_random"]

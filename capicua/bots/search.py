@@ -23,12 +23,16 @@ from typing import Any
 from .infer import Knowledge
 from .sim import Sim, Static, move_of_json, playout, sim_from_match, static_of
 
-# Calibrated on the reference machine (2-core VM, CPython 3): microseconds per
-# playout ~= BASE_US + PER_TILE_US * tiles still in hands (cubano, heavy policy).
+# Calibrated on the reference machine (2-core VM, CPython 3.11), microseconds.
+# Python playout ~= BASE_US + PER_TILE_US * tiles still in hands.
 BASE_US = 6.0
-PER_TILE_US = 2.2
-# Fixed cost per sample (sampling + copying), microseconds.
+PER_TILE_US = 1.5
+# JIT kernel playout ~= K_BASE_US + K_TILE_US * tiles still in hands.
+K_BASE_US = 0.2
+K_TILE_US = 0.02
+# Per sampled deal: drawing it, and scoring its likelihood.
 SAMPLE_US = 25.0
+LIKELIHOOD_US = 30.0
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,9 @@ class Config:
     oversample: int = 1  # draw this many candidates per kept sample when weighting
     endgame_tiles: int = 0  # exact solve when at most this many tiles remain in hands
     endgame_samples: int = 24
-    win_bonus: float = 0.0  # match-aware-ish: bonus for winning the hand at all
+    win_bonus: float = 0.0  # bonus for winning the hand at all (value = margin + bonus * sign)
+    n_per_sample: int = 2  # kernel playouts per sample and move
+    kernel_p: float = 0.75  # kernel rollout: heaviest tile with this probability, else uniform
 
 
 DIFICIL = Config(budget_ms=40.0, policy=2)
@@ -73,6 +79,33 @@ def playouts_for(budget_ms: float, tiles_left: int) -> int:
     return max(1, int(budget_ms * 1000.0 / per))
 
 
+def _kernel() -> Any:
+    """The numba kernel module, or None when it cannot be imported."""
+    global _KERNEL
+    if _KERNEL is False:
+        try:
+            from capicua.fastpath import kernel as k
+
+            _KERNEL = k
+        except Exception:  # pragma: no cover - numba missing
+            _KERNEL = None
+    return _KERNEL
+
+
+_KERNEL: Any = False
+
+
+def warmup() -> None:
+    """Load the JIT kernel (compiled code comes from numba's on-disk cache)."""
+    k = _kernel()
+    if k is not None:
+        k.warmup()
+
+
+def _use_kernel(st: Static) -> bool:
+    return st.line and st.max_pip <= 9 and _kernel() is not None
+
+
 def search_decide(view: dict[str, Any], rng: random.Random, cfg: Config) -> dict[str, Any]:
     legal = view.get("legal") or []
     if not legal:
@@ -80,31 +113,89 @@ def search_decide(view: dict[str, Any], rng: random.Random, cfg: Config) -> dict
     if "redeal" in legal[0]:
         return {"redeal": True}
     st = static_of(view["rules"])
+    cands_json = _dedupe(st, view)
+    if len(cands_json) == 1:
+        return dict(cands_json[0])
     kn = Knowledge(view)
     base = kn.base
-    cands = [(a, move_of_json(st, base, a)) for a in _dedupe(st, view)]
-    if len(cands) == 1:
-        return dict(cands[0][0])
+    cands = [(a, move_of_json(st, base, a)) for a in cands_json]
     me = kn.me
     team = st.team_of[me]
     left = _tiles_left(view)
     exact = cfg.endgame_tiles > 0 and left <= cfg.endgame_tiles and st.line and not st.drawing
     if exact:
-        n_samples = cfg.endgame_samples
-    else:
-        total = playouts_for(cfg.budget_ms, left)
-        per_sample = len(cands) * (BASE_US + PER_TILE_US * left) + SAMPLE_US * cfg.oversample
-        n_samples = max(4, int(total * (BASE_US + PER_TILE_US * left) / per_sample))
-    samples = _samples(kn, rng, n_samples, cfg)
-    scores = [0.0] * len(cands)
-    for hands in samples:
-        det = kn.to_sim(hands)
-        if exact:
-            vals = solve_root(det, [m for _, m in cands], team)
+        samples = _samples(kn, rng, cfg.endgame_samples, cfg)
+        scores = [0.0] * len(cands)
+        for hands in samples:
+            vals = solve_root(kn.to_sim(hands), [m for _, m in cands], team)
             for i, v in enumerate(vals):
                 scores[i] += v
-            continue
-        for i, (_, m) in enumerate(cands):
+    elif _use_kernel(st):
+        scores = _kernel_scores(kn, rng, cfg, [m for _, m in cands], left, view)
+    else:
+        scores = _python_scores(kn, rng, cfg, [m for _, m in cands], left, team)
+    best = max(range(len(cands)), key=lambda i: scores[i])
+    return dict(cands[best][0])
+
+
+def _sample_cost_us(cfg: Config) -> float:
+    per = SAMPLE_US + (LIKELIHOOD_US if cfg.beta > 0 and cfg.oversample > 1 else 0.0)
+    return per * max(1, cfg.oversample)
+
+
+def _kernel_scores(
+    kn: Knowledge, rng: random.Random, cfg: Config, moves: list[tuple[int, int]], left: int, view: dict[str, Any]
+) -> list[float]:
+    import numpy as np
+
+    k = _kernel()
+    st = kn.st
+    n_per = cfg.n_per_sample
+    per_sample = _sample_cost_us(cfg) + len(moves) * n_per * (K_BASE_US + K_TILE_US * left)
+    n_samples = max(8, int(cfg.budget_ms * 1000.0 / per_sample))
+    samples = _samples(kn, rng, n_samples, cfg)
+    n = st.n
+    masks = np.zeros((len(samples), n), dtype=np.int64)
+    for i, hands in enumerate(samples):
+        for s in range(n):
+            m = 0
+            for t in hands[s]:
+                m |= 1 << t
+            masks[i, s] = m
+    nb = len(samples[0][n])
+    bones = np.array([h[n] for h in samples], dtype=np.int64).reshape(len(samples), nb)
+    b = kn.base
+    if b.started:
+        table = np.array([b.ends[0], b.ends[1], int(b.dbl[0]), int(b.dbl[1]), b.arms_played + 1], dtype=np.int64)
+    else:
+        table = np.array([-1, -1, 0, 0, 0], dtype=np.int64)
+    # Bones are drawn from the front in the kernel (bpos upwards): reverse our pop-order list.
+    bones = bones[:, ::-1].copy()
+    mv = np.array(moves, dtype=np.int64)
+    res = k.evaluate_moves(
+        k.kernel_rules(st.rules), masks, bones, table, int(view["turn"]), b.passes,
+        int(view.get("opener") or 0), -1, 0, mv, n_per, rng.getrandbits(62), cfg.kernel_p,
+    )
+    out = []
+    for i in range(len(moves)):
+        v = float(res[i, 0])
+        if cfg.win_bonus:
+            v += cfg.win_bonus * (2.0 * float(res[i, 1]) + float(res[i, 2]) - 1.0)
+        out.append(v)
+    return out
+
+
+def _python_scores(
+    kn: Knowledge, rng: random.Random, cfg: Config, moves: list[tuple[int, int]], left: int, team: int
+) -> list[float]:
+    per_playout = BASE_US + PER_TILE_US * left
+    per_sample = _sample_cost_us(cfg) + len(moves) * per_playout
+    n_samples = max(4, int(cfg.budget_ms * 1000.0 / per_sample))
+    samples = _samples(kn, rng, n_samples, cfg)
+    scores = [0.0] * len(moves)
+    for hands in samples:
+        det = kn.to_sim(hands)
+        for i, m in enumerate(moves):
             s = det.copy()
             s.play(m)
             if not s.over:
@@ -113,8 +204,7 @@ def search_decide(view: dict[str, Any], rng: random.Random, cfg: Config) -> dict
             if cfg.win_bonus:
                 v += cfg.win_bonus * (1 if v > 0 else -1 if v < 0 else 0)
             scores[i] += v
-    best = max(range(len(cands)), key=lambda i: scores[i])
-    return dict(cands[best][0])
+    return scores
 
 
 def _samples(kn: Knowledge, rng: random.Random, k: int, cfg: Config) -> list[list[list[int]]]:
