@@ -1,0 +1,52 @@
+"""A smoke test of the tournament harness (few hands; strength is measured by the documented runs)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from capicua.tournament import estimate_match_win, main, run, wilson
+
+
+def test_run_counts_add_up() -> None:
+    out = run("cubano", "medio", "botagorda", hands=3, seed="t")
+    assert out["hands_played"] == 6
+    assert out["a_wins"] + out["b_wins"] + out["ties"] == 6
+    lo, hi = out["a_win_rate_ci95"]
+    assert 0.0 <= lo <= hi <= 1.0
+    assert out["decision_time_a"]["decisions"] > 0 and out["decision_time_b"]["decisions"] > 0
+    assert out["a_points_per_hand"] - out["b_points_per_hand"] == pytest.approx(out["a_margin_per_hand"], abs=1e-2)
+
+
+def test_duplicate_deals_cancel_luck() -> None:
+    """The same deterministic level on both sides: every deal is won once by each side or tied twice."""
+    out = run("cubano", "medio", "medio", hands=10, seed="dup")
+    assert out["a_wins"] == out["b_wins"]
+    assert out["a_margin_per_hand"] == 0
+
+
+def test_two_workers_give_the_same_result() -> None:
+    one = run("la-plaza", "random", "botagorda", hands=6, seed="w")
+    two = run("la-plaza", "random", "botagorda", hands=6, seed="w", workers=2)
+    for key in ("a_wins", "b_wins", "ties", "a_points_per_hand", "b_points_per_hand"):
+        assert one[key] == two[key]
+
+
+def test_main_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--preset", "all-fives", "--a", "dificil", "--b", "random", "--hands", "2", "--seed", "3",
+                 "--budget-ms-a", "5", "--matches", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["preset"] == "all-fives" and out["hands_played"] == 4
+    assert out["matches_played"] == 1
+
+
+def test_main_refuses_unknown_level(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--a", "nobody", "--b", "random", "--hands", "1"]) == 2
+
+
+def test_wilson_and_match_estimate() -> None:
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    assert estimate_match_win([(10, 0)], 100, n=50) == 1.0
+    assert estimate_match_win([(0, 10)], 100, n=50) == 0.0
