@@ -652,36 +652,8 @@ class Match:
         self._finish(hand, "tranque", seat, winner_team, points, False, totals, events)
 
     def _next_opener(self, hand: Hand, kind: str, seat: int | None) -> int | None:
-        rules = self.rules
-        n = rules.players
-        rule = rules.next_opener_after_win if kind == "domino" else rules.next_opener_after_tranque
-        if rule in DEAL_OPENERS:
-            return None
-        if rule == "winner":
-            # After a tied tranque there is no winner: the same player opens again.
-            return seat if seat is not None else hand.opener
-        if rule == "rotate":
-            return (hand.opener + 1) % n
-        if rule == "same_opener":
-            return hand.opener
-        if rule == "blocker":
-            return hand.last_player
-        # other_team_on_tie: a win goes to the winner; a tie to "the tied player on
-        # the team that did not start the tied round" (pagat, seed 000), the first
-        # such player after the opener; without a tied player there (lowest_team),
-        # the first player of that team after the opener.
-        if kind != "tie":
-            return seat
-        opener_team = rules.team_of(hand.opener)
-        others = [(hand.opener + i) % n for i in range(1, n)]
-        others = [s for s in others if rules.team_of(s) != opener_team]
-        if rules.tranque_winner == "lowest_player":
-            totals = self.pip_totals(hand)
-            low = min(totals)
-            tied = [s for s in others if totals[s] == low]
-            if tied:
-                return tied[0]
-        return others[0]
+        last = hand.last_player
+        return next_opener(self.rules, kind, seat, hand.opener, last, self.pip_totals(hand))
 
     def _finish(
         self,
@@ -822,6 +794,46 @@ class Match:
             "scores": list(self.scores),
             "result": copy.deepcopy(self.match_result),
         }
+
+
+def next_opener(
+    rules: Rules, kind: str, seat: int | None, opener: int, last_player: int | None, totals: list[int]
+) -> int | None:
+    """Who opens the next hand (``None``: the next deal decides), RULES.md §1-§3.
+
+    ``kind`` is the hand's result kind (domino / tranque / tie), ``seat`` the
+    winning seat (``None`` on a tie), ``opener`` the seat that opened the hand,
+    ``last_player`` the seat that laid the last tile and ``totals`` each seat's
+    pips left. Pure, so that the fast path can call it too.
+    """
+    n = rules.players
+    rule = rules.next_opener_after_win if kind == "domino" else rules.next_opener_after_tranque
+    if rule in DEAL_OPENERS:
+        return None
+    if rule == "winner":
+        # After a tied tranque there is no winner: the same player opens again.
+        return seat if seat is not None else opener
+    if rule == "rotate":
+        return (opener + 1) % n
+    if rule == "same_opener":
+        return opener
+    if rule == "blocker":
+        return last_player
+    # other_team_on_tie: a win goes to the winner; a tie to "the tied player on
+    # the team that did not start the tied round" (pagat, seed 000), the first
+    # such player after the opener; without a tied player there (lowest_team),
+    # the first player of that team after the opener.
+    if kind != "tie":
+        return seat
+    opener_team = rules.team_of(opener)
+    others = [(opener + i) % n for i in range(1, n)]
+    others = [s for s in others if rules.team_of(s) != opener_team]
+    if rules.tranque_winner == "lowest_player":
+        low = min(totals)
+        tied = [s for s in others if totals[s] == low]
+        if tied:
+            return tied[0]
+    return others[0]
 
 
 def _round5(x: int) -> int:
