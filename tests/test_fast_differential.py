@@ -29,7 +29,7 @@ from capicua.engine.tiles import canonical, tile_index
 
 # (preset, overrides, hands): every preset, plus the options whose scoring or
 # opener logic the fast path re-implements.
-CASES: list[tuple[str, dict[str, object], int]] = [(p, {}, 600) for p in PRESETS] + [
+CASES: list[tuple[str, dict[str, object], int]] = [(p, {}, 500) for p in PRESETS] + [
     ("cubano", {"domino_scoring": "all_hands"}, 240),
     ("cubano", {"tranque_winner": "lowest_team"}, 240),
     ("cubano", {"tranque_scoring": "all_hands"}, 240),

@@ -599,7 +599,7 @@ class FastState:
             capicua,
             tuple(self.in_play),
             totals,
-            next_opener(self.r, kind, seat, self.opener, self.last_player),
+            next_opener(self.r, kind, seat, self.opener, self.last_player, totals),
         )
 
 
@@ -651,23 +651,36 @@ def tranque_points(
     return seat, win, points, totals
 
 
-def next_opener(r: FastRules, kind: str, seat: int | None, opener: int, last_player: int) -> int | None:
+def next_opener(
+    r: FastRules, kind: str, seat: int | None, opener: int, last_player: int, totals: tuple[int, ...]
+) -> int | None:
     """Who opens the next hand (None: decided by the next deal), as the rich engine says."""
     rl = r.rules
+    n = r.players
     rule = rl.next_opener_after_win if kind == "domino" else rl.next_opener_after_tranque
     if rule in DEAL_OPENERS:
         return None
     if rule == "winner":
-        return seat
+        return seat if seat is not None else opener
     if rule == "rotate":
-        return (opener + 1) % r.players
+        return (opener + 1) % n
     if rule == "same_opener":
         return opener
     if rule == "blocker":
         return None if last_player < 0 else last_player
-    if kind == "tie":
-        return (opener + 1) % r.players
-    return seat
+    # other_team_on_tie: a win goes to the winner; a tie to the first tied player
+    # (lowest_player) of the team that did not open, in play order after the
+    # opener, else to that team's first player after the opener.
+    if kind != "tie":
+        return seat
+    tof = r.team_of
+    others = [(opener + i) % n for i in range(1, n) if tof[(opener + i) % n] != tof[opener]]
+    if r.tranque_winner == 0:
+        low = min(totals)
+        for s in others:
+            if totals[s] == low:
+                return s
+    return others[0]
 
 
 # ------------------------------------------------------------------ playouts
@@ -766,7 +779,7 @@ def _line_playout(st: FastState, rng: random.Random, p: float) -> FastResult:
                     scores[team] += points
                 return FastResult(
                     kind, seat, team, points, False, tuple(in_play), totals,
-                    next_opener(r, kind, seat, st.opener, last_player),
+                    next_opener(r, kind, seat, st.opener, last_player, totals),
                 )
             turn = nxt[turn]
             continue
@@ -838,7 +851,7 @@ def _line_playout(st: FastState, rng: random.Random, p: float) -> FastResult:
             team, points, totals = domino_points(r, hands, turn, capicua)
             return FastResult(
                 "domino", turn, team, points, capicua, tuple(in_play), totals,
-                next_opener(r, "domino", turn, st.opener, last_player),
+                next_opener(r, "domino", turn, st.opener, last_player, totals),
             )
         turn = nxt[turn]
 
