@@ -45,6 +45,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from .rules import DEAL_OPENERS, FORCED_DOUBLE_OPENERS, Rules
+from .state import next_opener as _next_opener
 from .tiles import canonical, full_set, tile_index
 
 if TYPE_CHECKING:
@@ -654,33 +655,8 @@ def tranque_points(
 def next_opener(
     r: FastRules, kind: str, seat: int | None, opener: int, last_player: int, totals: tuple[int, ...]
 ) -> int | None:
-    """Who opens the next hand (None: decided by the next deal), as the rich engine says."""
-    rl = r.rules
-    n = r.players
-    rule = rl.next_opener_after_win if kind == "domino" else rl.next_opener_after_tranque
-    if rule in DEAL_OPENERS:
-        return None
-    if rule == "winner":
-        return seat if seat is not None else opener
-    if rule == "rotate":
-        return (opener + 1) % n
-    if rule == "same_opener":
-        return opener
-    if rule == "blocker":
-        return None if last_player < 0 else last_player
-    # other_team_on_tie: a win goes to the winner; a tie to the first tied player
-    # (lowest_player) of the team that did not open, in play order after the
-    # opener, else to that team's first player after the opener.
-    if kind != "tie":
-        return seat
-    tof = r.team_of
-    others = [(opener + i) % n for i in range(1, n) if tof[(opener + i) % n] != tof[opener]]
-    if r.tranque_winner == 0:
-        low = min(totals)
-        for s in others:
-            if totals[s] == low:
-                return s
-    return others[0]
+    """Who opens the next hand (None: decided by the next deal): the engine's own rule."""
+    return _next_opener(r.rules, kind, seat, opener, None if last_player < 0 else last_player, list(totals))
 
 
 # ------------------------------------------------------------------ playouts
