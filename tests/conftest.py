@@ -113,6 +113,8 @@ def live_server(tmp_path: Path, bot_pool: ProcessPoolExecutor) -> Iterator[Calla
     def make(**kwargs: Any) -> LiveServer:
         url = kwargs.pop("database_url", None) or f"sqlite:///{tmp_path / f'db{len(started)}.sqlite3'}"
         kwargs.setdefault("bot_delay", (0.0, 0.0))
+        # Test clients answer at machine speed; only the too_fast test sets a real limit.
+        kwargs.setdefault("rate_limit", (1_000_000, 1.0))
         app = create_app(database_url=url, executor=bot_pool, **kwargs)
         srv = LiveServer(app, free_port(), url).start()
         started.append(srv)
@@ -160,6 +162,12 @@ class WSClient:
         self.send({"type": "hello", "table": table, "token": token, "last_seq": last_seq})
         welcome = self.until(lambda f: f.get("type") in ("welcome", "error"))
         return welcome
+
+    def settle(self) -> None:
+        """Read every frame already sent: the frames of one batch are queued
+        together, and the pong comes after them."""
+        self.send({"type": "ping"})
+        self.until(lambda f: f.get("type") == "pong")
 
     def my_turn(self) -> bool:
         v = self.view

@@ -415,12 +415,20 @@ def serve(
     bot_delay: tuple[float, float] | None = None,
     data_dir: str | Path | None = None,
     log_level: str = "info",
+    rate_limit: tuple[int, float] | None = None,
 ) -> None:
-    """Run the server with uvicorn until interrupted (SIGINT/SIGTERM)."""
+    """Run the server with uvicorn until interrupted (SIGINT/SIGTERM).
+
+    Environment: ``CAPICUA_BOT_DELAY`` ("0" or "0.6,1.5" seconds) and
+    ``CAPICUA_RATE_LIMIT`` ("20,1": frames per seconds per socket) when
+    the arguments are not given."""
     import uvicorn
 
     delay = bot_delay or parse_delay(os.environ.get("CAPICUA_BOT_DELAY")) or (0.6, 1.5)
-    app = create_app(database_url=database_url, bot_delay=delay, data_dir=data_dir)
+    if rate_limit is None:
+        env_limit = parse_delay(os.environ.get("CAPICUA_RATE_LIMIT"))
+        rate_limit = (int(env_limit[0]), env_limit[1]) if env_limit else (20, 1.0)
+    app = create_app(database_url=database_url, bot_delay=delay, data_dir=data_dir, rate_limit=rate_limit)
     uvicorn.run(app, host=host, port=port, ws_max_size=MAX_WS_MESSAGE, log_level=log_level, lifespan="on")
 
 
