@@ -11,6 +11,9 @@ pytest.importorskip("numba")
 
 from capicua import bench  # noqa: E402
 
+# One xdist worker loads (and, the first time, compiles) the numba kernel.
+pytestmark = pytest.mark.xdist_group("numba-kernel")
+
 
 def test_bench_reports_every_figure(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bench, "_pin_one_core", lambda: None)  # leave the test worker's affinity alone

@@ -26,6 +26,9 @@ from capicua.engine.tiles import canonical, tile_index
 
 K = pytest.importorskip("capicua.fastpath.kernel")
 
+# One xdist worker loads (and, the first time, compiles) the numba kernel.
+pytestmark = pytest.mark.xdist_group("numba-kernel")
+
 LINE_CASES: list[tuple[str, dict[str, object]]] = [
     ("cubano", {}),
     ("cubano-clasico", {}),
