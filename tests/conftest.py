@@ -175,3 +175,33 @@ class WSClient:
 
     def close(self) -> None:
         self.ws.close()
+
+
+def drive(c: Any, stop: Any, choose: Any = None) -> dict[str, Any]:
+    """Play seat ``c``'s turns (first legal move, or ``choose(view)``) and say
+    next_hand after each hand until a frame satisfies ``stop``."""
+    waiting = False
+    next_sent: set[int] = set()
+    held = c.view is not None  # act first on the view already held, if any
+    while True:
+        if held:
+            f: dict[str, Any] = {"type": "sync", "seq": c.seq, "view": c.view}
+            held = False
+        else:
+            f = c.recv()
+            if stop(f):
+                return f
+        if f["type"] == "error":
+            raise AssertionError(f"unexpected error {f}")
+        if f["type"] == "event" and f["event"]["kind"] == "play" and f["event"]["seat"] == c.view["seat"]:
+            waiting = False
+        v = c.view
+        if v is None or f["type"] not in ("event", "sync"):
+            continue
+        if not waiting and c.my_turn():
+            move = choose(v) if choose else v["legal"][0]
+            c.send({"type": "play", "seq": c.seq, **move})
+            waiting = True
+        if v["phase"] == "hand_over" and v["hand_number"] not in next_sent:
+            next_sent.add(v["hand_number"])
+            c.send({"type": "next_hand", "seq": c.seq})

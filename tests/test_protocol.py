@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+from conftest import drive
 
 from capicua.engine import Match, make_rules, replay
 from capicua.store import Store
@@ -24,36 +25,6 @@ def seed_with_opener(opener: int, preset: str = "cubano") -> str:
         if Match(make_rules(preset), seed).setup["opener"] == opener:
             return seed
     raise AssertionError("no seed found")
-
-
-def drive(c: Any, stop: Any, choose: Any = None) -> dict[str, Any]:
-    """Play seat ``c``'s turns (first legal move, or ``choose(view)``) and say
-    next_hand after each hand until a frame satisfies ``stop``."""
-    waiting = False
-    next_sent: set[int] = set()
-    held = c.view is not None  # act first on the view already held, if any
-    while True:
-        if held:
-            f: dict[str, Any] = {"type": "sync", "seq": c.seq, "view": c.view}
-            held = False
-        else:
-            f = c.recv()
-            if stop(f):
-                return f
-        if f["type"] == "error":
-            raise AssertionError(f"unexpected error {f}")
-        if f["type"] == "event" and f["event"]["kind"] == "play" and f["event"]["seat"] == c.view["seat"]:
-            waiting = False
-        v = c.view
-        if v is None or f["type"] not in ("event", "sync"):
-            continue
-        if not waiting and c.my_turn():
-            move = choose(v) if choose else v["legal"][0]
-            c.send({"type": "play", "seq": c.seq, **move})
-            waiting = True
-        if v["phase"] == "hand_over" and v["hand_number"] not in next_sent:
-            next_sent.add(v["hand_number"])
-            c.send({"type": "next_hand", "seq": c.seq})
 
 
 # ------------------------------------------------------------------ HTTP API

@@ -14,12 +14,10 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import WSClient, drive, free_port
 
 from capicua.engine import replay
 from capicua.store import Store
-
-from conftest import WSClient, free_port
-from test_protocol import drive
 
 pytestmark = pytest.mark.xdist_group("server")
 
