@@ -565,6 +565,9 @@ class TableManager:
         table_id = "t_" + secrets.token_hex(6)
         match = Match(rules, seed or secrets.token_hex(16))
         if self.store is not None:
+            for s in seats:
+                if not s.is_bot and s.player_id is None and s.token_hash is not None:
+                    s.player_id = await self.store_call(self.store.add_player, s.name, s.token_hash)
             await self.store_call(
                 self.store.create_match, table_id, preset, dict(options), match.seed, rules.teams,
                 [s.to_store() for s in seats],

@@ -79,6 +79,13 @@ class Store:
             s.add(Player(id=pid, nickname=nickname, token_hash=token_hash(token), created_at=_now()))
         return pid, token
 
+    def add_player(self, nickname: str, token_hash_hex: str) -> str:
+        """A guest whose token the caller made (only its hash is given); returns the id."""
+        pid = "p_" + secrets.token_hex(8)
+        with self.sessions.begin() as s:
+            s.add(Player(id=pid, nickname=nickname, token_hash=token_hash_hex, created_at=_now()))
+        return pid
+
     def player_by_token(self, token: str) -> dict[str, Any] | None:
         with self.sessions() as s:
             p = s.scalar(select(Player).where(Player.token_hash == token_hash(token)))
