@@ -194,7 +194,7 @@ export function renderBoard(container, view, opts = {}) {
     root.setAttribute('viewBox', '0 0 10 6');
     return { limit: null };
   }
-  const maxUnit = pw < 500 ? 30 : 40;
+  const maxUnit = pw < 500 ? 30 : 46;
   const best = bestLayout(view, pw, ph, { maxUnit, prevLimit: opts.prevLimit ?? null });
   const { lay, bb, pad } = best;
   // Centre the drawing: use a viewBox at least as large as the px box at maxUnit.

@@ -10,6 +10,10 @@ import { loadNeighbours, neighbour, avatarSvg } from './neighbours.js';
 import * as sound from './sound.js';
 
 const $ = (id) => document.getElementById(id);
+/** Replace an element's children, skipping null/undefined/false. */
+function fill(el, ...kids) {
+  el.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined && k !== false));
+}
 const h = (tag, attrs = {}, ...kids) => {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -203,7 +207,7 @@ function confetti() {
 function showFatal(msg) {
   S.fatal = true;
   const box = $('fatal');
-  box.replaceChildren(
+  fill(box, 
     h('div', { class: 'fatal-card' },
       h('p', { text: msg }),
       h('a', { class: 'btn btn-primary', href: '/', text: t('btn.home'), 'data-testid': 'go-home' })));
@@ -221,7 +225,7 @@ function ensureSeats() {
   if (key === seatLayoutKey) return;
   seatLayoutKey = key;
   seatCards.clear();
-  for (const slot of ['top', 'left', 'right', 'bottom']) $(`slot-${slot}`).replaceChildren();
+  for (const slot of ['top', 'left', 'right', 'bottom']) fill($(`slot-${slot}`));
   for (let s = 0; s < n; s++) {
     const slot = slotOf(s);
     const card = {
@@ -254,7 +258,7 @@ function renderSeats() {
     const sub = [];
     const lvl = seatLevel(s);
     if (lvl && !me) sub.push(lvl);
-    if (!me || !isPlayer()) sub.push(count === 1 ? t('seat.tile1') : t('seat.tiles', { n: count }));
+    const countText = count === 1 ? t('seat.tile1') : t('seat.tiles', { n: count });
     if (pips && pips[s] !== undefined && pips[s] !== null) sub.push(t('seat.pips', { n: pips[s] }));
     const passed = (v.passed_on && v.passed_on[s]) || [];
     const info = seatInfo(s);
@@ -264,14 +268,14 @@ function renderSeats() {
     if (v.opener === s && v.phase !== 'match_over') bits.push(h('span', { class: 'chip chip--mano', text: t('seat.mano') }));
     if (info.connected === false && seatIsHuman(s)) bits.push(h('span', { class: 'chip chip--off', text: t('seat.disconnected') }));
     if (onTurn) bits.push(h('span', { class: 'chip chip--turn', text: me ? t('seat.yourturn') : t('seat.turn') }));
-    const passChips = passed.length ? h('span', { class: 'passed', title: passed.join(', ') }, ...passed.map((x) => h('b', { text: String(x) }))) : null;
-    card.id.replaceChildren(avatar, h('div', { class: 'seat-meta' }, nameLine, h('div', { class: 'seat-chips' }, ...bits, passChips)),
-      !me ? h('span', { class: 'count-badge', 'aria-hidden': 'true', text: String(count) }) : null);
-    card.el.setAttribute('aria-label', `${seatName(s)}: ${sub.join(', ')}`);
+    const passChips = passed.length ? h('span', { class: 'passed', title: t('seat.passed', { nums: passed.join(', ') }) }, ...passed.map((x) => h('b', { text: String(x) }))) : null;
+    fill(card.id, avatar, h('div', { class: 'seat-meta' }, nameLine, h('div', { class: 'seat-chips' }, ...bits, passChips)),
+      !me ? h('span', { class: 'count-badge', title: countText, 'aria-hidden': 'true', text: String(count) }) : null);
+    card.el.setAttribute('aria-label', `${seatName(s)}: ${[...sub, countText].join(', ')}`);
     // The tiles at that seat: face down, or face up once revealed.
     const show = revealed && Array.isArray(revealed[s]) ? revealed[s] : null;
-    card.tiles.replaceChildren();
-    card.el.classList.toggle('seat--revealed', !!show);
+    fill(card.tiles, );
+    card.el.classList.toggle('seat--revealed', !!show && !(me && isPlayer()));
     if (me && isPlayer()) continue;
     const horizontal = slot === 'left' || slot === 'right';
     if (show) {
@@ -286,7 +290,7 @@ function renderSeats() {
 function showBubble(seat, es, en) {
   const card = seatCards.get(seat);
   if (!card) return;
-  card.bubbles.replaceChildren();
+  fill(card.bubbles, );
   const b = h('div', { class: 'bubble', 'data-testid': 'chat-bubble', 'data-seat': seat },
     h('p', { class: 'bubble-es', lang: 'es', text: es || '' }),
     en ? h('p', { class: 'bubble-en', lang: 'en', text: en }) : null);
@@ -305,7 +309,7 @@ function renderScores() {
   const target = v.rules && v.rules.target;
   const parts = scores.map((pts, i) => h('span', { class: `score${partnership() && isPlayer() && i === myTeam() ? ' score--us' : ''}`, 'data-team': i },
     h('span', { class: 'score-name', text: teamLabel(i) }), h('b', { class: 'score-pts', text: String(pts) })));
-  box.replaceChildren(...parts, target ? h('span', { class: 'score-target', text: t('scores.to', { target }) }) : null);
+  fill(box, ...parts, target ? h('span', { class: 'score-target', text: t('scores.to', { target }) }) : null);
 }
 
 function renderStatus() {
@@ -318,7 +322,7 @@ function renderStatus() {
   if (v.seed_hash) {
     chip.hidden = false;
     chip.dataset.hash = v.seed_hash;
-    chip.replaceChildren(lockIcon(), h('span', { class: 'seed-label', text: t('seed.label') }), h('code', { text: `${String(v.seed_hash).slice(0, 8)}…` }));
+    fill(chip, lockIcon(), h('span', { class: 'seed-label', text: t('seed.label') }), h('code', { text: `${String(v.seed_hash).slice(0, 8)}…` }));
     chip.title = t('seed.title');
   } else chip.hidden = true;
   renderSeedPop();
@@ -343,7 +347,7 @@ function renderSeedPop() {
   const v = V();
   const pop = $('seed-pop');
   const seed = v.result && v.result.seed;
-  pop.replaceChildren(
+  fill(pop, 
     h('p', { text: t('seed.explain') }),
     v.seed_hash ? h('p', {}, h('span', { text: 'sha256: ' }), h('code', { class: 'wrap', text: v.seed_hash })) : null,
     seed ? h('p', {}, h('span', { text: `${t('result.seed')}: ` }), h('code', { class: 'wrap', text: seed })) : null,
@@ -387,7 +391,7 @@ function renderHand() {
   const box = $('hand');
   const focusedKey = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
   const hand = Array.isArray(v.hand) ? v.hand : [];
-  box.replaceChildren();
+  fill(box, );
   box.classList.toggle('hand--turn', isMyTurn());
   box.classList.toggle('hand--many', hand.length > 7);
   if (!isPlayer()) {
@@ -422,10 +426,10 @@ function renderHand() {
 function renderChooser() {
   const box = $('chooser');
   const buttons = $('chooser-buttons');
-  if (!S.pending) { box.hidden = true; buttons.replaceChildren(); return; }
+  if (!S.pending) { box.hidden = true; fill(buttons, ); return; }
   box.hidden = false;
   const ends = V().ends || [];
-  buttons.replaceChildren(...S.pending.options.map((o, i) => {
+  fill(buttons, ...S.pending.options.map((o, i) => {
     const e = ends.find((x) => x.end === o.end);
     const arrow = o.end === 'left' ? '◀ ' : o.end === 'up' ? '▲ ' : o.end === 'down' ? '▼ ' : '';
     const after = o.end === 'right' ? ' ▶' : '';
@@ -529,11 +533,11 @@ function renderRedeal() {
   const doubles = (v.hand || []).filter((x) => x[0] === x[1]).length;
   const asked = Array.isArray(v.redeal_pending) ? v.redeal_pending[0] === mySeat() : (v.turn === mySeat() || v.turn === null || v.turn === undefined);
   if (isPlayer() && doubles >= 5 && asked) {
-    box.replaceChildren(h('p', { text: t('redeal.question') }),
+    fill(box, h('p', { text: t('redeal.question') }),
       h('div', { class: 'row' },
         h('button', { type: 'button', class: 'btn btn-primary', onclick: () => conn.send({ type: 'redeal', seq: S.seq, accept: true }), text: t('btn.yes_redeal') }),
         h('button', { type: 'button', class: 'btn', onclick: () => conn.send({ type: 'redeal', seq: S.seq, accept: false }), text: t('btn.no_redeal') })));
-  } else box.replaceChildren(h('p', { text: t('redeal.waiting') }));
+  } else fill(box, h('p', { text: t('redeal.waiting') }));
 }
 
 // ---------------------------------------------------------------- panel: result + libreta + match over
@@ -573,7 +577,7 @@ function renderSheet() {
   const foot = h('tr', {}, h('th', { scope: 'row', text: t('libreta.total') }), ...cols.map((c) => h('td', { class: 'total' },
     h('b', { text: String((v.scores || [])[c] ?? 0) }),
     mr && mr.pollona && c !== mr.winner ? pollito() : null)));
-  box.replaceChildren(
+  fill(box, 
     h('table', { class: 'libreta-table' }, h('thead', {}, head), h('tbody', {}, ...rows), h('tfoot', {}, foot)),
     !sheet.length ? h('p', { class: 'muted', text: t('libreta.empty') }) : null,
     target ? h('p', { class: 'muted small', text: t('libreta.target', { target }) }) : null,
@@ -584,7 +588,7 @@ function renderResult() {
   const v = V();
   const box = $('result');
   const r = v.result;
-  if (!r || (v.phase !== 'hand_over' && v.phase !== 'match_over')) { box.hidden = true; box.replaceChildren(); return; }
+  if (!r || (v.phase !== 'hand_over' && v.phase !== 'match_over')) { box.hidden = true; fill(box, ); return; }
   box.hidden = false;
   let line;
   if (r.kind === 'domino') line = t('result.domino', { name: seatName(r.seat) });
@@ -601,7 +605,7 @@ function renderResult() {
       h('span', { class: 'rh-tiles' }, ...tiles.map((tl) => tileSvg(tl[0], tl[1], { horizontal: true }))),
       total !== null && total !== undefined ? h('span', { class: 'rh-total', text: t('seat.pips', { n: total }) }) : null));
   }
-  box.replaceChildren(
+  fill(box, 
     h('h3', { text: t('result.title', { n: v.hand_number }) }),
     h('p', { class: `result-line result-line--${r.kind}`, text: line }),
     h('p', { class: 'result-points', text: pts }),
@@ -618,13 +622,13 @@ function renderMatchOver() {
   const v = V();
   const box = $('match-over');
   const mr = v.match_result;
-  if (v.phase !== 'match_over' || !mr) { box.hidden = true; box.replaceChildren(); return; }
+  if (v.phase !== 'match_over' || !mr) { box.hidden = true; fill(box, ); return; }
   box.hidden = false;
   const weWon = isPlayer() && partnership() ? mr.winner === myTeam() : (isPlayer() ? mr.winner === mySeat() : null);
   const title = weWon === true ? t('match.win.us') : weWon === false ? t('match.win.them') : t('match.win.team', { team: teamLabel(mr.winner) });
   const sc = v.scores || [];
   box.classList.toggle('match-over--won', weWon === true);
-  box.replaceChildren(
+  fill(box, 
     h('h3', { text: title }),
     h('p', { class: 'final', text: t('match.final', { a: `${teamLabel(0)} ${sc[0] ?? 0}`, b: `${teamLabel(1)} ${sc[1] ?? 0}` }) }),
     mr.pollona ? h('div', { class: 'celebrate' }, pollito(), h('p', {}, h('strong', { text: t('banner.pollona') }), ' ', weWon === false ? t('match.pollona.them') : t('match.pollona'))) : null,
@@ -827,6 +831,7 @@ function afterViewChange(prev, { sync }) {
   }
   if (v.phase === 'play' && S.panel === 'result') S.panel = null;
   renderAll();
+  if (sync && v.phase === 'play' && !isMyTurn() && v.turn !== null && v.turn !== undefined) announce(t('say.turn', { name: seatName(v.turn) }));
   if (isMyTurn() && !wasMine) {
     const n = new Set((v.legal || []).map((l) => tileKey(l.tile))).size;
     if (n > 0) {

@@ -1,0 +1,738 @@
+"""Browser tests of the static front-end (capicua/web), without the real server.
+
+A tiny threaded HTTP server mimics the routes the Starlette app serves
+(`/`, `/t/{id}`, `/rules`, `/vocab`, `/static/...`, `POST /api/tables`), and a
+fake WebSocket class injected with ``page.add_init_script`` replays VIEW frames
+of docs/protocol.md and records what the page sends. Nothing test-only ships in
+the page itself. Screenshots go to artifacts/ (gitignored).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("web")]
+
+ROOT = Path(__file__).resolve().parents[1]
+WEB = ROOT / "capicua" / "web"
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".json": "application/json",
+}
+PAGES = {"/": "index.html", "/rules": "rules.html", "/vocab": "vocab.html"}
+
+
+# --------------------------------------------------------------------------- server
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def _send(self, code: int, body: bytes, ctype: str) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, code: int, data: Any) -> None:
+        self._send(code, json.dumps(data).encode(), "application/json")
+
+    def _file(self, rel: str) -> None:
+        path = (WEB / rel).resolve()
+        if not str(path).startswith(str(WEB.resolve())) or not path.is_file():
+            self._json(404, {"error": {"code": "not_found"}})
+            return
+        self._send(200, path.read_bytes(), TYPES.get(path.suffix, "application/octet-stream"))
+
+    def do_GET(self) -> None:  # noqa: N802
+        path = urlparse(self.path).path
+        if path in PAGES:
+            self._file(PAGES[path])
+        elif path.startswith("/t/"):
+            self._file("table.html")
+        elif path.startswith("/static/"):
+            self._file(path[len("/static/"):])
+        elif path == "/api/presets" and self.server.presets is not None:
+            self._json(200, self.server.presets)
+        else:
+            self._json(404, {"error": {"code": "not_found"}})
+
+    def do_POST(self) -> None:  # noqa: N802
+        path = urlparse(self.path).path
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length)
+        if path == "/api/tables":
+            self.server.posts.append(json.loads(body))
+            self._json(200, {"table_id": "t_new", "seat": 0, "token": "tok-new"})
+        else:
+            self._json(404, {"error": {"code": "not_found"}})
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    posts: list[Any]
+    presets: Any
+
+
+@pytest.fixture(scope="module")
+def server():
+    srv = _Server(("127.0.0.1", 0), _Handler)
+    srv.posts = []
+    srv.presets = None
+    th = threading.Thread(target=srv.serve_forever, daemon=True)
+    th.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.fixture(scope="module")
+def base_url(server) -> str:
+    return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("chromium is not installed at /usr/bin/chromium")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+FAKE_WS = """
+(() => {
+  window.__sent = [];
+  window.__sockets = [];
+  class FakeWS {
+    constructor(url) {
+      this.url = url; this.readyState = 0;
+      this.onopen = null; this.onmessage = null; this.onclose = null; this.onerror = null;
+      window.__sockets.push(this);
+      setTimeout(() => { this.readyState = 1; if (this.onopen) this.onopen({ type: 'open' }); }, 5);
+    }
+    send(data) { window.__sent.push(JSON.parse(data)); }
+    close() {
+      if (this.readyState === 3) return;
+      this.readyState = 3;
+      setTimeout(() => { if (this.onclose) this.onclose({ code: 1000 }); }, 0);
+    }
+  }
+  FakeWS.CONNECTING = 0; FakeWS.OPEN = 1; FakeWS.CLOSING = 2; FakeWS.CLOSED = 3;
+  window.WebSocket = FakeWS;
+  window.__push = (obj) => {
+    const s = window.__sockets[window.__sockets.length - 1];
+    s.onmessage({ data: JSON.stringify(obj) });
+  };
+  window.__drop = () => {
+    const s = window.__sockets[window.__sockets.length - 1];
+    s.readyState = 3;
+    if (s.onclose) s.onclose({ code: 1006 });
+  };
+  localStorage.setItem('capicua:table:t_test', JSON.stringify({ table_id: 't_test', token: 'tok123', seat: 0 }));
+})();
+"""
+
+
+# --------------------------------------------------------------------------- views
+
+RULES = {
+    "preset": "cubano", "max_pip": 9, "players": 4, "partnership": True, "hand_size": 10,
+    "drawing": False, "layout": "line", "direction": "counterclockwise", "target": 100,
+}
+SEATS = [
+    {"seat": 0, "kind": "human", "name": "Ana"},
+    {"seat": 1, "kind": "bot", "name": "Pancho", "level": "dificil", "character": "pancho"},
+    {"seat": 2, "kind": "bot", "name": "Cuca", "level": "medio", "character": "cuca"},
+    {"seat": 3, "kind": "bot", "name": "Chucho", "level": "botagorda", "character": "chucho"},
+]
+WELCOME = {"type": "welcome", "seat": 0, "protocol": 1, "table": {"id": "t_test", "preset": "cubano", "seats": SEATS}}
+SEED_HASH = "9f2c1a3b" + "0" * 56
+
+
+def base_view(**kw: Any) -> dict[str, Any]:
+    v: dict[str, Any] = {
+        "rules": dict(RULES), "seat": 0, "hand_number": 2, "phase": "play", "turn": 0, "opener": 3,
+        "hand": [], "counts": [7, 6, 7, 7], "boneyard": 15, "center": [5, 3],
+        "arms": {"left": [[5, 6], [6, 6]], "right": [[3, 1]]},
+        "ends": [{"end": "left", "value": 6, "double": True}, {"end": "right", "value": 1, "double": False}],
+        "last": {"seat": 3, "tile": [3, 1], "end": "right"},
+        "legal": [], "history": [], "passed_on": [[], [], [4], []],
+        "scores": [12, 40], "teams": [0, 1, 0, 1],
+        "sheet": [{"hand": 1, "kind": "domino", "team": 1, "points": 40, "scores": [0, 40]}],
+        "seed_hash": SEED_HASH, "result": None, "revealed": None, "match_result": None,
+    }
+    v.update(kw)
+    return v
+
+
+MY_HAND = [[6, 1], [1, 4], [2, 2], [9, 9], [3, 5], [0, 6], [8, 8]]
+MID_LEGAL = [
+    {"tile": [6, 1], "end": "left"},
+    {"tile": [6, 1], "end": "right"},
+    {"tile": [1, 4], "end": "right"},
+    {"tile": [0, 6], "end": "left"},
+]
+
+
+def mid_view() -> dict[str, Any]:
+    return base_view(hand=[list(t) for t in MY_HAND], legal=[dict(x) for x in MID_LEGAL])
+
+
+def long_view(n_left: int = 14, n_right: int = 16, seed: int = 7) -> dict[str, Any]:
+    """A long legal line (double-nine) to check the snake stays on the board."""
+    rng = random.Random(seed)
+    tiles = {(a, b) for a in range(10) for b in range(a, 10)}
+    center = (4, 7)
+    tiles.discard(center)
+
+    def grow(end: int, n: int) -> tuple[list[list[int]], int]:
+        arm: list[list[int]] = []
+        for _ in range(n):
+            fits = sorted(t for t in tiles if end in t)
+            doubles = [t for t in fits if t[0] == t[1]]
+            t = doubles[0] if doubles and rng.random() < 0.5 else rng.choice(fits)
+            tiles.discard(t)
+            other = t[1] if t[0] == end else t[0]
+            arm.append([end, other])
+            end = other
+        return arm, end
+
+    left, lend = grow(center[0], n_left)
+    right, rend = grow(center[1], n_right)
+    hand = sorted(tiles)[:4]
+    return base_view(
+        center=list(center), arms={"left": left, "right": right},
+        ends=[{"end": "left", "value": lend, "double": left[-1][0] == left[-1][1]},
+              {"end": "right", "value": rend, "double": right[-1][0] == right[-1][1]}],
+        last={"seat": 1, "tile": right[-1], "end": "right"},
+        hand=[list(t) for t in hand], counts=[4, 2, 3, 1], turn=2, legal=[],
+    )
+
+
+def tranque_view() -> dict[str, Any]:
+    revealed = [[[2, 2], [9, 9], [3, 5]], [[8, 8], [7, 9]], [[0, 1], [2, 3]], [[9, 8], [4, 4]]]
+    return base_view(
+        phase="hand_over", turn=None, legal=[], hand=revealed[0], counts=[3, 2, 2, 2],
+        result={"kind": "tranque", "seat": 2, "team": 0, "points": 63, "capicua": False,
+                "pip_totals": [30, 39, 6, 24], "next_opener": 3, "seed": "deadbeefcafe0123"},
+        revealed=revealed, scores=[75, 40],
+        sheet=[{"hand": 1, "kind": "domino", "team": 1, "points": 40, "scores": [12, 40]},
+               {"hand": 2, "kind": "tranque", "team": 0, "points": 63, "scores": [75, 40]}],
+    )
+
+
+def match_over_view() -> dict[str, Any]:
+    v = tranque_view()
+    v.update(
+        phase="match_over", scores=[104, 0],
+        sheet=[{"hand": 1, "kind": "domino", "team": 0, "points": 41, "scores": [41, 0]},
+               {"hand": 2, "kind": "tranque", "team": 0, "points": 63, "scores": [104, 0]}],
+        match_result={"winner": 0, "scores": [104, 0], "pollona": True, "viajera": False},
+    )
+    return v
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def open_table(browser, base_url: str, width: int = 1280, height: int = 800, view: dict | None = None, seq: int = 17):
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    ctx.add_init_script(FAKE_WS)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors  # type: ignore[attr-defined]
+    page.goto(f"{base_url}/t/t_test")
+    page.wait_for_function("window.__sent && window.__sent.length > 0")
+    page.evaluate("(f) => window.__push(f)", WELCOME)
+    page.evaluate("(f) => window.__push(f)", {"type": "sync", "seq": seq, "view": view if view is not None else mid_view()})
+    page.wait_for_function("document.body.dataset.phase !== 'loading'")
+    return ctx, page
+
+
+def push(page, frame: dict) -> None:
+    page.evaluate("(f) => window.__push(f)", frame)
+
+
+def sent(page) -> list[dict]:
+    return page.evaluate("window.__sent")
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.wait_for_timeout(150)
+    page.screenshot(path=str(ARTIFACTS / name))
+
+
+def assert_no_hscroll(page, width: int) -> None:
+    sw = page.evaluate("document.scrollingElement.scrollWidth")
+    assert sw <= width, f"horizontal scroll: scrollWidth {sw} > {width}"
+
+
+def assert_board_inside(page) -> None:
+    """Every tile of the line of play is drawn inside the board element."""
+    box = page.locator('[data-testid="board"]').bounding_box()
+    assert box is not None
+    rects = page.evaluate(
+        "[...document.querySelectorAll('[data-testid=board] .line .tile')].map(g => { const r = g.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })"
+    )
+    assert rects
+    for x0, y0, x1, y1 in rects:
+        assert x0 >= box["x"] - 1 and x1 <= box["x"] + box["width"] + 1, (x0, x1, box)
+        assert y0 >= box["y"] - 1 and y1 <= box["y"] + box["height"] + 1, (y0, y1, box)
+
+
+# --------------------------------------------------------------------------- table tests
+
+
+def test_hello_and_render(browser, base_url):
+    ctx, page = open_table(browser, base_url)
+    try:
+        hello = sent(page)[0]
+        assert hello == {"type": "hello", "table": "t_test", "token": "tok123", "last_seq": 0}
+        tiles = page.locator('[data-testid="my-hand"] [data-testid="tile"]')
+        assert tiles.count() == len(MY_HAND)
+        assert [tiles.nth(i).get_attribute("data-tile") for i in range(tiles.count())] == [f"{a}-{b}" for a, b in MY_HAND]
+        playable = page.eval_on_selector_all('[data-testid="tile"][data-playable="true"]', "els => els.map(e => e.dataset.tile)")
+        assert sorted(playable) == ["0-6", "1-4", "6-1"]
+        # pips are drawn, not text
+        assert page.locator('[data-tile="9-9"] circle.pip').count() == 18
+        assert page.evaluate("document.body.dataset.phase") == "play"
+        assert page.evaluate("document.body.dataset.turn") == "me"
+        assert page.evaluate("window.__capicua.seq") == 17
+        assert page.evaluate("window.__capicua.view.hand.length") == 7
+        # board: center + 3 arm tiles, two open-end badges, last tile ringed
+        assert page.locator('[data-testid="board"] .line .tile').count() == 4
+        assert page.locator('[data-testid="board"] .end-badge').count() == 2
+        assert page.locator('[data-testid="board"] .tile--last').count() == 1
+        assert page.locator('[data-testid="scores"]').inner_text().count("40") >= 1
+        assert page.locator('[data-testid="seed-hash"]').inner_text().find("9f2c1a3b") >= 0
+        assert "sha256" in (page.locator('[data-testid="seed-hash"]').get_attribute("title") or "")
+        assert "Pancho" in page.locator('[data-seat="1"]').first.inner_text()
+        assert page.locator(".seat--turn[data-seat='0']").count() == 1
+        assert "Te toca" in page.locator("#announcer").inner_text()
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+def test_click_single_end_sends_play(browser, base_url):
+    ctx, page = open_table(browser, base_url)
+    try:
+        page.click('[data-testid="tile"][data-tile="1-4"]')
+        plays = [f for f in sent(page) if f["type"] == "play"]
+        assert plays == [{"type": "play", "seq": 17, "tile": [1, 4], "end": "right"}]
+        # a second click while waiting for the server sends nothing
+        page.click('[data-testid="tile"][data-tile="0-6"]', force=True)
+        assert len([f for f in sent(page) if f["type"] == "play"]) == 1
+    finally:
+        ctx.close()
+
+
+def test_unplayable_tile_sends_nothing(browser, base_url):
+    ctx, page = open_table(browser, base_url)
+    try:
+        tile = page.locator('[data-testid="tile"][data-tile="9-9"]')
+        assert tile.get_attribute("aria-disabled") == "true"
+        tile.click(force=True)
+        assert [f for f in sent(page) if f["type"] == "play"] == []
+    finally:
+        ctx.close()
+
+
+def test_both_ends_choice(browser, base_url):
+    ctx, page = open_table(browser, base_url)
+    try:
+        page.click('[data-testid="tile"][data-tile="6-1"]')
+        choices = page.locator('[data-testid="end-choice"]')
+        assert choices.count() == 2
+        assert sorted(choices.nth(i).get_attribute("data-end") for i in range(2)) == ["left", "right"]
+        assert page.locator(".end-badge--choice").count() == 2
+        assert [f for f in sent(page) if f["type"] == "play"] == []
+        shot(page, "table-choice-1280.png")
+        page.click('[data-testid="end-choice"][data-end="left"]')
+        plays = [f for f in sent(page) if f["type"] == "play"]
+        assert plays == [{"type": "play", "seq": 17, "tile": [6, 1], "end": "left"}]
+        assert page.locator('[data-testid="end-choice"]').count() == 0
+    finally:
+        ctx.close()
+
+
+def test_keyboard_play(browser, base_url):
+    ctx, page = open_table(browser, base_url)
+    try:
+        page.locator('[data-testid="tile"]').first.focus()
+        assert page.evaluate("document.activeElement.dataset.tile") == "6-1"
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate("document.activeElement.dataset.tile") == "1-4"
+        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("Enter")  # 6-1 fits both ends -> choose
+        assert page.locator('[data-testid="end-choice"]').count() == 2
+        page.keyboard.press("r")
+        plays = [f for f in sent(page) if f["type"] == "play"]
+        assert plays == [{"type": "play", "seq": 17, "tile": [6, 1], "end": "right"}]
+        # Tab moves between tiles too; Space plays a single-end tile.
+        push(page, {"type": "sync", "seq": 18, "view": mid_view()})
+        page.locator('[data-testid="tile"]').first.focus()
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.dataset.tile") == "1-4"
+        page.keyboard.press("Space")
+        plays = [f for f in sent(page) if f["type"] == "play"]
+        assert plays[-1] == {"type": "play", "seq": 18, "tile": [1, 4], "end": "right"}
+        # "2" picks the second end
+        push(page, {"type": "sync", "seq": 19, "view": mid_view()})
+        page.click('[data-testid="tile"][data-tile="6-1"]')
+        page.keyboard.press("2")
+        assert sent(page)[-1] == {"type": "play", "seq": 19, "tile": [6, 1], "end": "right"}
+    finally:
+        ctx.close()
+
+
+def test_events_announce_and_pass_banner(browser, base_url):
+    ctx, page = open_table(browser, base_url)
+    try:
+        v = mid_view()
+        v["hand"] = [t for t in v["hand"] if t != [1, 4]]
+        v["arms"]["right"].append([1, 4])
+        v["ends"][1] = {"end": "right", "value": 4, "double": False}
+        v["last"] = {"seat": 0, "tile": [1, 4], "end": "right"}
+        v["turn"], v["legal"], v["counts"] = 1, [], [6, 6, 7, 7]
+        push(page, {"type": "event", "seq": 18, "event": {"kind": "play", "seat": 0, "tile": [1, 4], "end": "right"}, "view": v})
+        page.wait_for_function("document.getElementById('announcer').textContent.includes('Juegas el 1-4')")
+        assert page.evaluate("document.body.dataset.turn") == "other"
+        assert page.locator('[data-testid="tile"]').count() == 6
+        assert page.locator('[data-testid="tile"][data-playable="true"]').count() == 0
+        v2 = json.loads(json.dumps(v))
+        v2["turn"], v2["passed_on"][1] = 2, [6, 4]
+        push(page, {"type": "event", "seq": 19, "event": {"kind": "pass", "seat": 1, "numbers": [6, 4]}, "view": v2})
+        banner = page.locator('[data-testid="banner"][data-kind="pass"]')
+        assert banner.count() == 1
+        assert banner.inner_text().upper().startswith("¡PASO")
+        assert banner.get_attribute("data-seat") == "1"
+        page.wait_for_function("document.getElementById('announcer').textContent.includes('Pancho pasa')")
+        assert "6 ni 4" in page.locator("#announcer").inner_text()
+        shot(page, "table-pass-1280.png")
+        # duplicate (already seen) events are ignored
+        push(page, {"type": "event", "seq": 19, "event": {"kind": "pass", "seat": 1, "numbers": [6, 4]}, "view": v2})
+        assert page.evaluate("window.__capicua.seq") == 19
+        v3 = json.loads(json.dumps(v2))
+        v3["arms"]["left"].append([6, 3])
+        v3["ends"][0] = {"end": "left", "value": 3, "double": False}
+        v3["last"], v3["turn"] = {"seat": 2, "tile": [6, 3], "end": "left"}, 3
+        push(page, {"type": "event", "seq": 20, "event": {"kind": "play", "seat": 2, "tile": [6, 3], "end": "left"}, "view": v3})
+        page.wait_for_function("document.getElementById('announcer').textContent.includes('Cuca juega el 6-3 por la izquierda')")
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+def test_chat_bubble_and_subtitles(browser, base_url):
+    ctx, page = open_table(browser, base_url)
+    try:
+        push(page, {"type": "chat", "seq": 17, "seat": 2, "character": "cuca", "es": "¡Ay, qué lindo jugaste, mijo!", "en": "Oh, how nicely you played, dear!"})
+        bubble = page.locator('[data-testid="chat-bubble"][data-seat="2"]')
+        assert bubble.count() == 1
+        assert "qué lindo" in bubble.inner_text()
+        assert bubble.locator(".bubble-en").is_visible()
+        shot(page, "table-chat-1280.png")
+        page.click("#subs-btn")
+        assert not bubble.locator(".bubble-en").is_visible()
+        assert page.evaluate("window.__capicua.seq") == 17
+    finally:
+        ctx.close()
+
+
+def test_lang_toggle(browser, base_url):
+    ctx, page = open_table(browser, base_url)
+    try:
+        assert page.locator("html").get_attribute("lang") == "es"
+        assert "Nosotros" in page.locator('[data-testid="scores"]').inner_text()
+        page.click('[data-testid="lang-toggle"]')
+        assert page.locator("html").get_attribute("lang") == "en"
+        assert "Us" in page.locator('[data-testid="scores"]').inner_text()
+        assert page.evaluate("localStorage.getItem('capicua.lang')") == "en"
+        page.click('[data-testid="tile"][data-tile="6-1"]')
+        assert "left" in page.locator('[data-testid="end-choice"][data-end="left"]').inner_text()
+        page.reload()
+        page.wait_for_function("window.__sent && window.__sent.length > 0")
+        assert page.locator("html").get_attribute("lang") == "en"
+    finally:
+        ctx.close()
+
+
+def test_tranque_reveals_hands_and_libreta(browser, base_url):
+    ctx, page = open_table(browser, base_url)
+    try:
+        push(page, {"type": "event", "seq": 18, "event": {"kind": "tranque"}, "view": tranque_view()})
+        assert page.locator('[data-testid="banner"][data-kind="tranque"]').count() == 1
+        assert page.evaluate("document.body.dataset.phase") == "hand_over"
+        assert page.locator(".seat--revealed").count() == 3
+        assert page.locator(".seat[data-seat='1'] .seat-tiles .tile-svg").count() == 2
+        assert "39" in page.locator(".seat[data-seat='1']").first.inner_text()
+        libreta = page.locator('[data-testid="libreta"]')
+        libreta.wait_for(state="visible", timeout=5000)
+        assert libreta.locator("tbody tr").count() == 2
+        assert "63" in libreta.inner_text()
+        assert "deadbeefcafe0123" in libreta.inner_text()
+        href = page.locator('[data-testid="verify-link"]').get_attribute("href")
+        assert href == "/api/verify?seed=deadbeefcafe0123&preset=cubano"
+        shot(page, "table-tranque-1280.png")
+        page.click('[data-testid="next-hand"]')
+        assert sent(page)[-1] == {"type": "next_hand", "seq": 18}
+        assert page.locator('[data-testid="next-hand"]').is_disabled()
+        # the libreta can be closed and opened any time
+        page.click("#panel-close")
+        assert not libreta.is_visible()
+        page.click("#libreta-btn")
+        assert libreta.is_visible()
+    finally:
+        ctx.close()
+
+
+def test_capicua_and_domino(browser, base_url):
+    ctx, page = open_table(browser, base_url)
+    try:
+        v = base_view(phase="hand_over", turn=None, hand=[[2, 2]], counts=[1, 0, 3, 2],
+                      result={"kind": "domino", "seat": 1, "team": 1, "points": 21, "capicua": True,
+                              "pip_totals": [4, 0, 10, 7], "next_opener": 1, "seed": "s33d"},
+                      revealed=[[[2, 2]], [], [[1, 2], [3, 4]], [[0, 7]]])
+        push(page, {"type": "event", "seq": 18, "event": {"kind": "capicua"}, "view": v})
+        assert page.locator('[data-testid="banner"][data-kind="capicua"]').count() == 1
+        assert page.locator("#confetti i").count() > 10
+        page.locator('[data-testid="libreta"]').wait_for(state="visible", timeout=5000)
+        assert "capicúa" in page.locator("#result").inner_text().lower()
+    finally:
+        ctx.close()
+
+
+def test_match_over_pollona(browser, base_url):
+    ctx, page = open_table(browser, base_url, view=match_over_view())
+    try:
+        over = page.locator('[data-testid="match-over"]')
+        over.wait_for(state="visible", timeout=3000)
+        text = over.inner_text()
+        assert "Ganamos" in text and "Pollona" in text
+        assert page.locator('[data-testid="next-hand"]').is_hidden()
+        again = page.locator("#play-again")
+        assert again.is_visible() and again.get_attribute("href") == "/"
+        assert page.locator(".libreta-table .pollito").count() == 1
+        shot(page, "table-match-over-1280.png")
+    finally:
+        ctx.close()
+
+
+def test_errors_toast_and_unknown_table(browser, base_url):
+    ctx, page = open_table(browser, base_url)
+    try:
+        push(page, {"type": "error", "code": "illegal", "message": "does not fit", "seq": 17})
+        assert "no pega" in page.locator('[data-testid="toast"][data-code="illegal"]').inner_text()
+        for code in ["malformed", "out_of_turn", "stale", "too_large", "too_fast", "bad_phase"]:
+            push(page, {"type": "error", "code": code, "message": code, "seq": 17})
+            assert page.locator(f'[data-testid="toast"][data-code="{code}"]').inner_text() != code
+        push(page, {"type": "error", "code": "unknown_table", "message": "no such table", "seq": 0})
+        fatal = page.locator("#fatal")
+        assert fatal.is_visible()
+        assert "no existe" in fatal.inner_text()
+        assert page.locator('#fatal a[href="/"]').count() == 1
+    finally:
+        ctx.close()
+
+
+def test_reconnect_resyncs_with_last_seq(browser, base_url):
+    ctx, page = open_table(browser, base_url)
+    try:
+        push(page, {"type": "event", "seq": 18, "event": {"kind": "pass", "seat": 3, "numbers": [6, 1]}, "view": mid_view()})
+        page.evaluate("window.__drop()")
+        page.wait_for_function("window.__sockets.length === 2", timeout=5000)
+        page.wait_for_function("window.__sent.filter(f => f.type === 'hello').length === 2", timeout=5000)
+        hellos = [f for f in sent(page) if f["type"] == "hello"]
+        assert hellos[-1] == {"type": "hello", "table": "t_test", "token": "tok123", "last_seq": 18}
+    finally:
+        ctx.close()
+
+
+def test_spectator_view_without_hand(browser, base_url):
+    v = mid_view()
+    v["seat"] = None
+    v.pop("hand")
+    v["legal"] = []
+    ctx, page = open_table(browser, base_url, view=v)
+    try:
+        assert page.locator('[data-testid="tile"]').count() == 0
+        assert page.evaluate("document.body.dataset.turn") == "other"
+    finally:
+        ctx.close()
+
+
+def test_cross_layout_shows_all_ends(browser, base_url):
+    v = base_view(
+        rules=dict(RULES, preset="cross", max_pip=6, layout="cross", drawing=True),
+        center=[6, 6],
+        arms={"left": [[6, 2], [2, 2]], "right": [[6, 1]], "up": [[6, 3], [3, 0], [0, 0], [0, 4]], "down": [[6, 5]]},
+        ends=[{"end": "left", "value": 2, "double": True}, {"end": "right", "value": 1, "double": False},
+              {"end": "up", "value": 4, "double": False}, {"end": "down", "value": 5, "double": False}],
+        last={"seat": 2, "tile": [6, 5], "end": "down"}, hand=[[1, 4], [2, 5]], counts=[2, 3, 3, 3],
+        legal=[{"tile": [1, 4], "end": "right"}, {"tile": [1, 4], "end": "up"}, {"tile": [2, 5], "end": "left"}, {"tile": [2, 5], "end": "down"}],
+        boneyard=4,
+    )
+    ctx, page = open_table(browser, base_url, width=360, height=740, view=v)
+    try:
+        assert page.locator('[data-testid="board"] .end-badge').count() == 4
+        assert page.locator('[data-testid="board"] .line .tile').count() == 9
+        page.click('[data-testid="tile"][data-tile="1-4"]')
+        assert sorted(page.eval_on_selector_all('[data-testid="end-choice"]', "els => els.map(e => e.dataset.end)")) == ["right", "up"]
+        assert_board_inside(page)
+        assert_no_hscroll(page, 360)
+        shot(page, "table-cross-360.png")
+        page.click('[data-testid="end-choice"][data-end="up"]')
+        assert sent(page)[-1] == {"type": "play", "seq": 17, "tile": [1, 4], "end": "up"}
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (360, 740)])
+def test_layout_fits_screen(browser, base_url, width, height):
+    ctx, page = open_table(browser, base_url, width=width, height=height)
+    try:
+        assert_no_hscroll(page, width)
+        for i in range(page.locator('[data-testid="tile"]').count()):
+            b = page.locator('[data-testid="tile"]').nth(i).bounding_box()
+            assert b and b["width"] >= 40 and b["height"] >= 40
+            assert b["x"] >= 0 and b["x"] + b["width"] <= width
+        shot(page, f"table-mid-{width}.png")
+        push(page, {"type": "sync", "seq": 30, "view": long_view()})
+        page.wait_for_timeout(150)
+        assert page.locator('[data-testid="board"] .line .tile').count() == 31
+        assert_board_inside(page)
+        assert_no_hscroll(page, width)
+        shot(page, f"table-long-{width}.png")
+        push(page, {"type": "sync", "seq": 31, "view": tranque_view()})
+        page.locator('[data-testid="libreta"]').wait_for(state="visible")
+        assert_no_hscroll(page, width)
+        shot(page, f"table-tranque-{width}.png")
+        page.click("#panel-close")
+        shot(page, f"table-revealed-{width}.png")
+        push(page, {"type": "sync", "seq": 32, "view": match_over_view()})
+        page.locator('[data-testid="match-over"]').wait_for(state="visible")
+        assert_no_hscroll(page, width)
+        shot(page, f"table-match-over-{width}.png")
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+# --------------------------------------------------------------------------- home, rules, vocab
+
+
+def test_home_fallback_presets_and_create(browser, base_url, server):
+    server.presets = None  # /api/presets answers 404: the built-in list is used
+    ctx = browser.new_context(viewport={"width": 360, "height": 740})
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{base_url}/")
+        opts = page.eval_on_selector_all('[data-testid="preset"] option', "els => els.map(e => e.value)")
+        assert opts == ["cubano", "cubano-clasico", "la-plaza", "fid", "caribe", "mano-a-mano", "block", "draw",
+                        "all-fives", "fives-and-threes", "cross", "double-nine-cross"]
+        assert page.locator('[data-testid="preset"]').input_value() == "cubano"
+        assert page.locator('[data-testid="partner-level"]').input_value() == "medio"
+        assert page.locator('[data-testid="rival-level"]').input_value() == "medio"
+        levels = page.eval_on_selector_all('[data-testid="rival-level"] option', "els => els.map(e => e.value)")
+        assert levels == ["random", "botagorda", "medio", "dificil", "experto"]
+        assert_no_hscroll(page, 360)
+        shot(page, "home-360.png")
+        page.fill('[data-testid="nickname"]', "Yuniel")
+        page.select_option('[data-testid="rival-level"]', "dificil")
+        page.click("#options summary")
+        page.select_option("#opt-target", "150")
+        shot(page, "home-options-360.png")
+        with page.expect_navigation():
+            page.click('[data-testid="play-button"]')
+        assert page.url.endswith("/t/t_new")
+        body = server.posts[-1]
+        assert body == {"nickname": "Yuniel", "preset": "cubano", "options": {"target": 150},
+                        "partner_level": "medio", "rival_level": "dificil"}
+        stored = json.loads(page.evaluate("localStorage.getItem('capicua:table:t_new')"))
+        assert stored["table_id"] == "t_new" and stored["token"] == "tok-new" and stored["seat"] == 0
+        assert page.evaluate("localStorage.getItem('capicua.nickname')") == "Yuniel"
+        page.goto(f"{base_url}/")
+        assert page.locator('[data-testid="nickname"]').input_value() == "Yuniel"
+        assert errors == []
+    finally:
+        ctx.close()
+
+
+def test_home_uses_server_presets(browser, base_url, server):
+    server.presets = [
+        {"name": "cubano", "description": "x", "rules": {"preset": "cubano", "target": 100, "players": 4, "first_opener": "random_seat"}},
+        {"name": "la-plaza", "description": "y", "rules": {"preset": "la-plaza", "target": 100, "players": 4, "first_opener": "must_play_top_double"}},
+    ]
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    try:
+        page.goto(f"{base_url}/")
+        page.wait_for_function("document.querySelectorAll('[data-testid=preset] option').length === 2")
+        page.select_option('[data-testid="preset"]', "la-plaza")
+        assert page.locator("#opt-first_opener").input_value() == "must_play_top_double"
+        page.click('[data-testid="lang-toggle"]')
+        assert "Play" in page.locator('[data-testid="play-button"]').inner_text()
+        shot(page, "home-1280.png")
+    finally:
+        server.presets = None
+        ctx.close()
+
+
+@pytest.mark.parametrize("path,es,en", [
+    ("/rules", "Reglas del dominó cubano", "Rules of Cuban dominoes"),
+    ("/vocab", "El vocabulario de la mesa", "The table vocabulary"),
+])
+def test_rules_and_vocab_both_languages(browser, base_url, path, es, en):
+    ctx = browser.new_context(viewport={"width": 360, "height": 740})
+    page = ctx.new_page()
+    try:
+        page.goto(f"{base_url}{path}")
+        h1 = page.locator("h1:visible")
+        assert h1.inner_text() == es
+        text_es = page.locator("article.lang-es").inner_text()
+        for word in ["dar agua", "la data", "las dormidas", "la salida", "me pegué", "tranque", "capicúa", "pollona", "viajera", "la libreta"]:
+            assert word.lower() in text_es.lower(), word
+        assert_no_hscroll(page, 360)
+        page.click('[data-testid="lang-toggle"]')
+        assert page.locator("h1:visible").inner_text() == en
+        assert len(page.locator("article.lang-en").inner_text()) > 1500
+        name = path.strip("/")
+        shot(page, f"{name}-en-360.png")
+    finally:
+        ctx.close()
