@@ -54,6 +54,7 @@ class Knowledge:
         self.order = sorted(others, key=lambda s: len(self.allowed[s]) - self.need[s])
         self.base = sim_from_public(st, view)
         self._plays = _observed_plays(st, view, me)
+        self._exp_cache: dict[float, list[float]] = {}
 
     def sample(self, rng: random.Random) -> list[list[int]]:
         """A random assignment of the unknown tiles: hands[s] for every seat
@@ -137,40 +138,45 @@ class Knowledge:
         s.boneyard = hands[self.st.n][:]
         return s
 
-    def log_likelihood(self, hands: list[list[int]], beta: float, skip: int = -1) -> float:
+    def log_likelihood(self, hands: list[list[int]], beta: float, skip: tuple[int, ...] = ()) -> float:
         """log P(observed plays of the other seats | deal) under a softmax over
-        the legal tiles with weight exp(beta * pips). Seat ``skip`` (and the
-        seat itself) is not modelled. Draw games are not weighted (0.0)."""
-        if self.st.drawing or beta == 0.0:
+        the legal tiles with weight exp(beta * pips). Seats in ``skip`` (and
+        the seat itself) are not modelled. Draw games are not weighted (0.0)."""
+        if self.st.drawing or beta == 0.0 or not self._plays:
             return 0.0
-        st = self.st
-        ta, tb, tp = st.ta, st.tb, st.tp
-        held = [set(h) for h in hands[: st.n]]
-        total = 0.0
-        for seat, t, left, right in self._plays:
-            if seat == skip:
-                held[seat].add(t)
-                continue
+        table = self._exp_table(beta)
+        held = [set(h) for h in hands[: self.st.n]]
+        total = 1.0
+        log = math.log
+        for seat, t, fits in self._plays:
             h = held[seat]
             h.add(t)
-            if left < 0:
-                legal = h
-            else:
-                legal = [u for u in h if ta[u] in (left, right) or tb[u] in (left, right)]
+            if seat in skip:
+                continue
+            legal = h & fits if fits is not None else h
             if len(legal) <= 1:
                 continue
-            m = max(tp[u] for u in legal)
             z = 0.0
             for u in legal:
-                z += math.exp(beta * (tp[u] - m))
-            total += beta * (tp[t] - m) - math.log(z)
-        return total
+                z += table[u]
+            total *= table[t] / z
+            if total < 1e-250:  # keep the product in range
+                return log(total)
+        return log(total)
+
+    def _exp_table(self, beta: float) -> list[float]:
+        cached = self._exp_cache.get(beta)
+        if cached is None:
+            top = max(self.st.tp)
+            cached = [math.exp(beta * (p - top)) for p in self.st.tp]
+            self._exp_cache[beta] = cached
+        return cached
 
 
-def _observed_plays(st: Static, view: dict[str, Any], me: int) -> list[tuple[int, int, int, int]]:
-    """Plays of the other seats, newest first, with the ends they were made on:
-    (seat, tile, left, right) with left = -1 for the opening tile. Line layouts only
-    (cross layouts return no plays: no weighting there)."""
+def _observed_plays(st: Static, view: dict[str, Any], me: int) -> list[tuple[int, int, frozenset[int] | None]]:
+    """Plays of the other seats, newest first, with the set of tiles that fitted
+    the ends they were made on (None for the opening tile: any tile). Line
+    layouts only (cross layouts return no plays: no weighting there)."""
     if not st.line:
         return []
     out = []
@@ -187,7 +193,8 @@ def _observed_plays(st: Static, view: dict[str, Any], me: int) -> list[tuple[int
         t = st.index((x, y))
         seat = int(a["seat"])
         if seat != me and not (a["end"] is None and forced):
-            out.append((seat, t, left, right))
+            fits = None if left < 0 else frozenset(st.with_num[left]) | frozenset(st.with_num[right])
+            out.append((seat, t, fits))
         if a["end"] is None:
             left, right = int(x), int(y)
         elif a["end"] == "left":

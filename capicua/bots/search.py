@@ -32,7 +32,7 @@ K_BASE_US = 0.2
 K_TILE_US = 0.02
 # Per sampled deal: drawing it, and scoring its likelihood.
 SAMPLE_US = 25.0
-LIKELIHOOD_US = 30.0
+LIKELIHOOD_US = 10.0
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,8 @@ class Config:
     win_bonus: float = 0.0  # bonus for winning the hand at all (value = margin + bonus * sign)
     n_per_sample: int = 2  # kernel playouts per sample and move
     kernel_p: float = 0.75  # kernel rollout: heaviest tile with this probability, else uniform
+    model_partner: bool = False  # also weight by the partner's plays
+    min_ess: float = 0.3  # temper the weights to keep this share of effective samples
 
 
 DIFICIL = Config(budget_ms=40.0, policy=2)
@@ -208,24 +210,37 @@ def _python_scores(
 
 
 def _samples(kn: Knowledge, rng: random.Random, k: int, cfg: Config) -> list[list[list[int]]]:
-    if cfg.beta <= 0.0 or cfg.oversample <= 1:
+    """``k`` deals consistent with the view; with ``cfg.beta`` > 0, drawn from
+    ``k * oversample`` candidates in proportion to the likelihood of the
+    observed plays (tempered so that the effective sample size stays at least
+    ``cfg.min_ess`` of ``k``)."""
+    if cfg.beta <= 0.0 or cfg.oversample <= 1 or kn.st.drawing:
         return [kn.sample(rng) for _ in range(k)]
     pool = [kn.sample(rng) for _ in range(k * cfg.oversample)]
-    logw = [kn.log_likelihood(h, cfg.beta) for h in pool]
+    partner = kn.st.rules.partner_of(kn.me)
+    skip = (partner,) if (partner is not None and not cfg.model_partner) else ()
+    logw = [kn.log_likelihood(h, cfg.beta, skip) for h in pool]
     top = max(logw)
-    w = [math.exp(x - top) for x in logw]
+    rel = [x - top for x in logw]
+    alpha = 1.0
+    for _ in range(12):
+        w = [math.exp(alpha * x) for x in rel]
+        ess = sum(w) ** 2 / sum(x * x for x in w)
+        if ess >= cfg.min_ess * k:
+            break
+        alpha *= 0.6
     total = sum(w)
     # Systematic resampling: k deals drawn in proportion to their weights.
     step = total / k
     u = rng.random() * step
     out = []
-    acc = 0.0
+    acc = w[0]
     j = 0
     for i in range(k):
         target = u + i * step
-        while acc + w[j] < target and j < len(w) - 1:
-            acc += w[j]
+        while acc < target and j < len(w) - 1:
             j += 1
+            acc += w[j]
         out.append(pool[j])
     return out
 
@@ -291,6 +306,26 @@ def cheat_decide(match: Any, seat: int, rng: random.Random, budget_ms: float = 2
     left = _tiles_left(view)
     if left <= endgame_tiles and st.line and not st.drawing:
         vals = solve_root(sim, [m for _, m in cands], team)
+    elif _use_kernel(st):
+        import numpy as np
+
+        k = _kernel()
+        moves = [m for _, m in cands]
+        per = len(moves) * (K_BASE_US + K_TILE_US * left)
+        reps = max(4, int(budget_ms * 1000.0 / per))
+        masks = np.array([[sum(1 << t for t in h) for h in sim.hands]], dtype=np.int64)
+        bone = np.array([list(reversed(sim.boneyard))], dtype=np.int64).reshape(1, len(sim.boneyard))
+        if sim.started:
+            table = np.array([sim.ends[0], sim.ends[1], int(sim.dbl[0]), int(sim.dbl[1]), sim.arms_played + 1],
+                             dtype=np.int64)
+        else:
+            table = np.array([-1, -1, 0, 0, 0], dtype=np.int64)
+        hand = match.hand
+        res = k.evaluate_moves(
+            k.kernel_rules(st.rules), masks, bone, table, seat, sim.passes, hand.opener,
+            -1, 0, np.array(moves, dtype=np.int64), reps, rng.getrandbits(62), 0.75,
+        )
+        vals = [float(res[i, 0]) for i in range(len(moves))]
     else:
         reps = max(2, playouts_for(budget_ms, left) // len(cands))
         vals = []
