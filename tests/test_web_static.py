@@ -437,6 +437,7 @@ def test_events_announce_and_pass_banner(browser, base_url):
         v2["turn"], v2["passed_on"][1] = 2, [6, 4]
         push(page, {"type": "event", "seq": 19, "event": {"kind": "pass", "seat": 1, "numbers": [6, 4]}, "view": v2})
         banner = page.locator('[data-testid="banner"][data-kind="pass"]')
+        banner.wait_for(state="visible", timeout=3000)  # effects of a burst are paced
         assert banner.count() == 1
         assert banner.inner_text().upper().startswith("¡PASO")
         assert banner.get_attribute("data-seat") == "1"
@@ -495,7 +496,7 @@ def test_tranque_reveals_hands_and_libreta(browser, base_url):
     ctx, page = open_table(browser, base_url)
     try:
         push(page, {"type": "event", "seq": 18, "event": {"kind": "tranque"}, "view": tranque_view()})
-        assert page.locator('[data-testid="banner"][data-kind="tranque"]').count() == 1
+        page.locator('[data-testid="banner"][data-kind="tranque"]').wait_for(timeout=3000)
         assert page.evaluate("document.body.dataset.phase") == "hand_over"
         assert page.locator(".seat--revealed").count() == 3
         assert page.locator(".seat[data-seat='1'] .seat-tiles .tile-svg").count() == 2
@@ -528,7 +529,7 @@ def test_capicua_and_domino(browser, base_url):
                               "pip_totals": [4, 0, 10, 7], "next_opener": 1, "seed": "s33d"},
                       revealed=[[[2, 2]], [], [[1, 2], [3, 4]], [[0, 7]]])
         push(page, {"type": "event", "seq": 18, "event": {"kind": "capicua"}, "view": v})
-        assert page.locator('[data-testid="banner"][data-kind="capicua"]').count() == 1
+        page.locator('[data-testid="banner"][data-kind="capicua"]').wait_for(timeout=3000)
         assert page.locator("#confetti i").count() > 10
         page.locator('[data-testid="libreta"]').wait_for(state="visible", timeout=5000)
         assert "capicúa" in page.locator("#result").inner_text().lower()
@@ -734,5 +735,47 @@ def test_rules_and_vocab_both_languages(browser, base_url, path, es, en):
         assert len(page.locator("article.lang-en").inner_text()) > 1500
         name = path.strip("/")
         shot(page, f"{name}-en-360.png")
+    finally:
+        ctx.close()
+
+
+def test_batched_burst_is_paced_and_all_announced(browser, base_url):
+    ctx, page = open_table(browser, base_url)
+    try:
+        v = mid_view()
+        v["turn"], v["legal"] = 0, [dict(x) for x in MID_LEGAL]
+        burst = [
+            {"kind": "play", "seat": 1, "tile": [3, 1], "end": "right"},
+            {"kind": "pass", "seat": 2, "numbers": [6, 1]},
+            {"kind": "pass", "seat": 3, "numbers": [6, 1]},
+        ]
+        page.evaluate(
+            "([evs, view]) => evs.forEach((e, i) => window.__push({type: 'event', seq: 18 + i, event: e, view}))",
+            [burst, v],
+        )
+        # the view (and seq) are current at once; the banners follow one another
+        assert page.evaluate("window.__capicua.seq") == 20
+        assert page.evaluate("document.body.dataset.turn") == "me"
+        page.locator('[data-testid="banner"][data-kind="pass"][data-seat="3"]').wait_for(timeout=4000)
+        page.wait_for_function("document.getElementById('announcer').textContent.includes('Chucho pasa')", timeout=4000)
+        # an intent made now carries the latest seq
+        page.click('[data-testid="tile"][data-tile="1-4"]')
+        assert sent(page)[-1] == {"type": "play", "seq": 20, "tile": [1, 4], "end": "right"}
+    finally:
+        ctx.close()
+
+
+def test_redeal_question(browser, base_url):
+    v = base_view(phase="redeal_question", turn=0, center=None, arms={}, ends=[], last=None,
+                  hand=[[0, 0], [1, 1], [2, 2], [3, 3], [4, 4], [5, 6], [7, 8], [1, 9], [2, 7], [3, 8]],
+                  counts=[10, 10, 10, 10], redeal_pending=[0],
+                  rules=dict(RULES, redeal_five_doubles="on_request"))
+    ctx, page = open_table(browser, base_url, view=v, seq=3)
+    try:
+        box = page.locator("#redeal-ask")
+        assert box.is_visible()
+        box.locator("button.btn-primary").click()
+        assert sent(page)[-1] == {"type": "redeal", "seq": 3, "accept": True}
+        assert page.evaluate("document.body.dataset.phase") == "redeal_question"
     finally:
         ctx.close()

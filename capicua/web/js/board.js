@@ -161,12 +161,14 @@ export function bestLayout(view, pw, ph, { maxUnit = 34, prevLimit = null } = {}
   } else {
     for (let L = 3; L <= 24; L += 0.5) cands.push(evalAt(L));
   }
+  // Biggest tiles first; among equals, fewer turns, then the widest rows.
   let best = cands[0];
-  for (const c of cands) if (c.score > best.score) best = c;
+  for (const c of cands) if (c.score >= best.score) best = c;
   // Hysteresis: keep the previous shape unless the new one is clearly better.
   if (prevLimit !== null) {
     const prev = cands.find((c) => c.param === prevLimit);
-    if (prev && prev.score >= best.score * 0.92) best = prev;
+    const capped = (c) => Math.min(c.unit, maxUnit);
+    if (prev && prev.lay.corners <= best.lay.corners && capped(prev) >= capped(best) * 0.92) best = prev;
   }
   best.pad = pad;
   best.cross = cross;

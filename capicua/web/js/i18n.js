@@ -43,7 +43,7 @@ export const STRINGS = {
     'levelshort.dificil': 'difícil',
     'levelshort.experto': 'experto',
 
-    'preset.cubano': 'Dominó cubano en parejas (doble nueve)',
+    'preset.cubano': 'Cubano en parejas (doble nueve)',
     'preset.cubano-clasico': 'Cubano clásico (sorteo por equipos)',
     'preset.la-plaza': 'La Plaza (doble seis, parejas)',
     'preset.fid': 'FID (reglamento internacional)',
@@ -276,7 +276,7 @@ export const STRINGS = {
     'levelshort.dificil': 'hard',
     'levelshort.experto': 'expert',
 
-    'preset.cubano': 'Cuban partnership dominoes (double-nine)',
+    'preset.cubano': 'Cuban partners (double-nine)',
     'preset.cubano-clasico': 'Classic Cuban (team draw)',
     'preset.la-plaza': 'La Plaza (double-six, partners)',
     'preset.fid': 'FID (international rules)',

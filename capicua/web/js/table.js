@@ -727,7 +727,6 @@ function handleEvent(ev, prev) {
   const name = ev.seat !== undefined && ev.seat !== null ? seatName(ev.seat) : '';
   switch (ev.kind) {
     case 'play': {
-      S.animateLast = true;
       if (me) sound.click(); else sound.slam();
       const first = ev.end === null || ev.end === undefined;
       const tile = tileName(ev.tile || [0, 0]);
@@ -802,6 +801,20 @@ function handleEvent(ev, prev) {
 function overKey(v) { return `${v.hand_number}:${v.phase}`; }
 
 /** Open the result panel `ms` after a hand/match ends (once per hand and phase). */
+// Events of one batch (e.g. a play and the automatic passes after it) arrive
+// together, all carrying the final view: the view renders at once, and the
+// banners/sounds of the burst are spread out so they read one after another.
+const FX_GAP = { play: 420, pass: 520, draw: 300 };
+let fxFreeAt = 0;
+function paceEffects(ev, prev) {
+  const now = performance.now();
+  const delay = Math.max(0, fxFreeAt - now);
+  fxFreeAt = now + delay + (FX_GAP[ev.kind] || 0);
+  if (ev.kind === 'play') S.animateLast = true;
+  if (delay < 1) handleEvent(ev, prev);
+  else setTimeout(() => handleEvent(ev, prev), delay);
+}
+
 function scheduleResultPanel(ms) {
   const key = overKey(V());
   if (S.panelScheduledFor === key || S.panelHandShown === key) return;
@@ -885,7 +898,8 @@ function onFrame(f) {
       if (f.view) S.view = f.view;
       S.awaiting = false;
       clearTimeout(S.awaitTimer);
-      if (f.event) handleEvent(f.event, prev);
+      if (f.event && f.replayed) S.animateLast = f.event.kind === 'play';
+      else if (f.event) paceEffects(f.event, prev);
       afterViewChange(prev, { sync: false });
       break;
     }
