@@ -17,7 +17,7 @@ pytestmark = pytest.mark.xdist_group("numba-kernel")
 
 def test_bench_reports_every_figure(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bench, "_pin_one_core", lambda: None)  # leave the test worker's affinity alone
-    assert bench.main(["--seconds", "0.02", "--presets", "cubano,la-plaza", "--json"]) == 0
+    assert bench.main(["--seconds", "0.02", "--presets", "cubano,la-plaza", "--json", "--skip-cold-compile"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert set(report["presets"]) == {"cubano", "la-plaza"}
     for fig in report["presets"].values():
