@@ -324,3 +324,26 @@ def test_a_bots_only_table_plays_a_whole_match(live_server: Any) -> None:
     store = Store(srv.database_url)
     assert replay(store.load_match(table.id)["record"]).scores == table.match.scores
     store.close()
+
+
+def test_a_finished_table_is_unloaded_and_loads_again(live_server: Any) -> None:
+    srv = live_server()
+    t = srv.new_table(options={"target": 50})
+    c = srv.client()
+    c.hello(t["table_id"], t["token"])
+    end = drive(c, lambda f: f["type"] == "event" and f["event"]["kind"] == "match_end")
+    table = srv.run(srv.tables.get(t["table_id"]))
+    c.close()
+
+    async def gone() -> bool:
+        if table.task is not None:
+            await table.task  # the actor ends once the last socket left
+        return t["table_id"] not in srv.tables.tables
+
+    assert srv.run(gone())
+    # A later hello loads the finished match from the store.
+    c2 = srv.client()
+    c2.hello(t["table_id"], t["token"])
+    sync = c2.until(lambda f: f["type"] == "sync")
+    assert sync["view"]["phase"] == "match_over" and sync["view"]["scores"] == end["view"]["scores"]
+    c2.close()

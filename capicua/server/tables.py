@@ -177,6 +177,7 @@ class Table:
         self.pending: asyncio.Task[None] | None = None
         self.pending_key: tuple[Any, ...] | None = None
         self.crashed: BaseException | None = None
+        self.done = False
         self.over = asyncio.Event()  # set when the match is over (tests, housekeeping)
         if match.phase == "match_over":
             self.over.set()
@@ -233,7 +234,7 @@ class Table:
 
     async def _run(self) -> None:
         self._schedule()
-        while True:
+        while not self.done:
             msg = await self.inbox.get()
             try:
                 await self._handle(msg)
@@ -257,6 +258,11 @@ class Table:
             conn = msg[1]
             for conns in self.conns.values():
                 conns.discard(conn)
+            if self.status == "finished" and not any(self.conns.values()):
+                # Nobody looks at a finished match any more: free the memory
+                # (the store keeps it; a later hello loads it again).
+                self.manager.forget(self)
+                self.done = True
         elif kind == "intent":
             await self._intent(msg[1], msg[2])
         elif kind == "bot":
