@@ -690,6 +690,10 @@ def test_home_fallback_presets_and_create(browser, base_url, server):
         assert page.evaluate("localStorage.getItem('capicua.nickname')") == "Yuniel"
         page.goto(f"{base_url}/")
         assert page.locator('[data-testid="nickname"]').input_value() == "Yuniel"
+        # the next table reuses the guest token, so the same player sits down again
+        with page.expect_navigation():
+            page.click('[data-testid="play-button"]')
+        assert server.posts[-1]["token"] == "tok-new"
         assert errors == []
     finally:
         ctx.close()

@@ -53,6 +53,8 @@ export const FALLBACK_PRESETS = [
 
 let presets = FALLBACK_PRESETS.map((p) => ({ ...p, defaults: { ...p.defaults } }));
 let optionDefs = { ...OPTION_DEFS };
+let defaultPreset = 'cubano';
+let defaultLevel = 'medio';
 const dirty = new Set();
 
 /** Accept the few shapes /api/presets might reasonably have; return [] if unknown. */
@@ -62,7 +64,7 @@ export function normalisePresets(data) {
   let items;
   if (Array.isArray(list)) items = list;
   else if (list && typeof list === 'object') items = Object.entries(list).map(([id, v]) => ({ id, ...(typeof v === 'object' ? v : {}) }));
-  else return { presets: [], options: {} };
+  else return { presets: [], options: {}, defaultPreset: null, defaultLevel: null };
   const out = [];
   for (const p of items) {
     if (typeof p === 'string') { out.push({ id: p, defaults: {} }); continue; }
@@ -79,7 +81,8 @@ export function normalisePresets(data) {
       if (Array.isArray(choices) && choices.length) options[name] = choices;
     }
   }
-  return { presets: out, options };
+  const meta = data && !Array.isArray(data) ? data : {};
+  return { presets: out, options, defaultPreset: typeof meta.default === 'string' ? meta.default : null, defaultLevel: typeof meta.default_level === 'string' ? meta.default_level : null };
 }
 
 function presetLabel(p) {
@@ -96,15 +99,15 @@ function valueLabel(name, v) {
 function fillLevels() {
   for (const id of ['partner-level', 'rival-level']) {
     const sel = $(id);
-    const current = sel.value || (readPref(id) ?? 'medio');
+    const current = sel.value || (readPref(id) ?? defaultLevel);
     sel.replaceChildren(...LEVELS.map((lv) => new Option(t(`level.${lv}`), lv)));
-    sel.value = LEVELS.includes(current) ? current : 'medio';
+    sel.value = LEVELS.includes(current) ? current : defaultLevel;
   }
 }
 
 function fillPresets() {
   const sel = $('preset');
-  const current = sel.value || readPref('preset') || 'cubano';
+  const current = sel.value || readPref('preset') || defaultPreset;
   sel.replaceChildren(...presets.map((p) => new Option(presetLabel(p), p.id)));
   sel.value = presets.some((p) => p.id === current) ? current : (presets[0] && presets[0].id);
 }
@@ -191,6 +194,8 @@ async function submit(ev) {
     partner_level: $('partner-level').value,
     rival_level: $('rival-level').value,
   };
+  const guest = readPref('guest-token');
+  if (guest) body.token = guest;
   const btn = $('play-button');
   btn.disabled = true;
   btn.textContent = t('home.creating');
@@ -208,7 +213,8 @@ async function submit(ev) {
     }
     const entry = { table_id: data.table_id, token: data.token, seat: data.seat, preset: body.preset, created: Date.now() };
     localStorage.setItem(`capicua:table:${data.table_id}`, JSON.stringify(entry));
-    location.href = `/t/${encodeURIComponent(data.table_id)}`;
+    if (data.token) writePref('guest-token', data.token);
+    location.href = typeof data.url === 'string' && data.url.startsWith('/t/') ? data.url : `/t/${encodeURIComponent(data.table_id)}`;
   } catch (e) {
     const msg = e instanceof TypeError ? t('home.error.network') : String(e.message || e);
     showError(t('home.error', { msg }));
@@ -253,7 +259,9 @@ async function loadPresets() {
   try {
     const r = await fetch('/api/presets', { headers: { Accept: 'application/json' } });
     if (!r.ok) return;
-    const { presets: got, options } = normalisePresets(await r.json());
+    const { presets: got, options, defaultPreset: dp, defaultLevel: dl } = normalisePresets(await r.json());
+    if (dp) defaultPreset = dp;
+    if (dl && LEVELS.includes(dl)) defaultLevel = dl;
     if (got.length) {
       const fallback = Object.fromEntries(FALLBACK_PRESETS.map((p) => [p.id, p]));
       presets = got.map((p) => ({ ...p, defaults: { ...((fallback[p.id] || {}).defaults || {}), ...p.defaults }, players: p.players || (fallback[p.id] || {}).players }));

@@ -132,6 +132,11 @@ function teamLabel(team) {
   if (!isPlayer()) return team === 0 ? t('team.ns') : t('team.ew');
   return team === myTeam() ? t('team.us') : t('team.them');
 }
+/** Pick key.us / key.them in partnership games seen from a seat, else key. */
+function teamKey(key, team) {
+  if (partnership() && isPlayer()) return team === myTeam() ? `${key}.us` : `${key}.them`;
+  return key;
+}
 function endName(end) {
   if (end === 'left' || end === 'right' || end === 'up' || end === 'down') return t(`end.${end}`);
   const m = /^arm(\d+)$/.exec(end || '');
@@ -594,7 +599,7 @@ function renderResult() {
   if (r.kind === 'domino') line = t('result.domino', { name: seatName(r.seat) });
   else if (r.kind === 'tranque') line = t('result.tranque', { name: seatName(r.seat) });
   else line = t('result.tie');
-  const pts = r.points && r.team !== null && r.team !== undefined ? t('result.points', { team: teamLabel(r.team), points: r.points }) : t('result.nopoints');
+  const pts = r.points && r.team !== null && r.team !== undefined ? t(teamKey('result.points', r.team), { team: teamLabel(r.team), points: r.points }) : t('result.nopoints');
   const revealed = v.revealed || [];
   const hands = [];
   for (let s = 0; s < nPlayers(); s++) {
@@ -779,7 +784,7 @@ function handleEvent(ev, prev) {
       if (r.kind === 'tie' || !r.points || r.team === null || r.team === undefined) {
         announce(t('say.hand_tie'));
         if (r.kind === 'tie') centerBanner('tie', t('banner.tie'));
-      } else announce(t('say.hand_end', { team: teamLabel(r.team), points: r.points }));
+      } else announce(t(teamKey('say.hand_end', r.team), { team: teamLabel(r.team), points: r.points }));
       break;
     }
     case 'redeal':
@@ -787,7 +792,7 @@ function handleEvent(ev, prev) {
       announce(t(ev.reason === 'no_double' ? 'say.redeal.no_double' : 'say.redeal.five_doubles'));
       break;
     case 'match_end': {
-      announce(t('say.match_end', { team: teamLabel(ev.winner) }));
+      announce(t(teamKey('say.match_end', ev.winner), { team: teamLabel(ev.winner) }));
       if (ev.viajera) centerBanner('viajera', t('banner.viajera'), '', 3500);
       else if (ev.pollona) centerBanner('pollona', t('banner.pollona'), '', 3500);
       if (ev.pollona || ev.viajera || (isPlayer() && partnership() && ev.winner === myTeam())) { confetti(); sound.fanfare(); }
@@ -805,14 +810,21 @@ function overKey(v) { return `${v.hand_number}:${v.phase}`; }
 // together, all carrying the final view: the view renders at once, and the
 // banners/sounds of the burst are spread out so they read one after another.
 const FX_GAP = { play: 420, pass: 520, draw: 300 };
-let fxFreeAt = 0;
+const fxQueue = [];
+let fxBusy = false;
 function paceEffects(ev, prev) {
-  const now = performance.now();
-  const delay = Math.max(0, fxFreeAt - now);
-  fxFreeAt = now + delay + (FX_GAP[ev.kind] || 0);
   if (ev.kind === 'play') S.animateLast = true;
-  if (delay < 1) handleEvent(ev, prev);
-  else setTimeout(() => handleEvent(ev, prev), delay);
+  fxQueue.push([ev, prev]);
+  if (!fxBusy) pumpEffects();
+}
+function pumpEffects() {
+  const item = fxQueue.shift();
+  if (!item) { fxBusy = false; return; }
+  fxBusy = true;
+  const [ev, prev] = item;
+  try { handleEvent(ev, prev); } catch (e) { setTimeout(() => { throw e; }); }
+  const gap = FX_GAP[ev.kind] || 0;
+  if (gap) setTimeout(pumpEffects, gap); else pumpEffects();
 }
 
 function scheduleResultPanel(ms) {
