@@ -66,10 +66,9 @@ def bot_decide(level: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
 
 
 def public_event(ev: dict[str, Any]) -> dict[str, Any]:
-    """The event as the protocol sends it. The engine's ``hand_end`` event
-    spreads the hand's RESULT into itself, and RESULT's own ``kind``
-    (domino/tranque/tie) overwrites ``"hand_end"``: put it back, keeping the
-    result's kind as ``result_kind``."""
+    """The event as the protocol sends it: ``hand_end`` carries the result's
+    kind as ``result_kind``. (The engine now emits it so; this guards
+    against records and engines where RESULT's ``kind`` overwrote it.)"""
     if "pip_totals" in ev and "next_opener" in ev and ev.get("kind") != "hand_end":
         return {**ev, "kind": "hand_end", "result_kind": ev.get("kind")}
     return ev
