@@ -27,6 +27,25 @@ from typing import Any
 from .sim import static_of
 
 
+# Weights of the move score (tuned by duplicate tournaments against botagorda).
+W = {
+    "pips": 1.0,
+    "data": 2.0,
+    "cover_opp": 1.0,
+    "cover_partner": 1.0,
+    "partner_passed": 3.0,
+    "partner_shown": 1.5,
+    "opp_passed": 3.0,
+    "opp_shown": 1.0,
+    "double": 4.0,
+    "double_scarce": 3.0,
+    "double_next": 1.5,
+    "tranque": 25.0,
+    "force_pass": 4.0,
+    "partner_blocked": 4.0,
+}
+
+
 def decide_medio(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     legal = view.get("legal") or []
     if not legal:
@@ -77,7 +96,7 @@ def decide_medio(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     for mv in legal:
         a, b = int(mv["tile"][0]), int(mv["tile"][1])
         pips = a + b
-        score = 0.6 * pips
+        score = W["pips"] * pips
         if len(hand) == 1:
             return dict(mv)  # going out
         rest = my_count[:]
@@ -95,28 +114,35 @@ def decide_medio(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
             # Covering a number an opponent showed; uncovering for partner.
             for s in opponents:
                 if inner in shown[s] and inner not in passed[s]:
-                    score += 1.0
+                    score += W["cover_opp"]
             if partner is not None and inner in shown[partner]:
-                score -= 1.0
+                score -= W["cover_partner"]
         for v in opened:
-            score += 2.0 * rest[v]  # la data: keep my numbers open
+            score += W["data"] * rest[v]  # la data: keep my numbers open
             if partner is not None:
                 if v in passed[partner]:
-                    score -= 3.0
+                    score -= W["partner_passed"]
                 elif v in shown[partner]:
-                    score += 1.5
+                    score += W["partner_shown"]
             for s in opponents:
                 if v in passed[s]:
-                    score += 3.0
+                    score += W["opp_passed"]
                 elif v in shown[s]:
-                    score -= 1.0
+                    score -= W["opp_shown"]
+        # Who can follow: a seat that passed on every number left open must pass.
+        ends_after = set(new_ends)
+        for s in opponents:
+            if ends_after <= passed[s]:
+                score += W["force_pass"]
+        if partner is not None and ends_after <= passed[partner]:
+            score -= W["partner_blocked"]
         if a == b:
-            score += 4.0 + (3.0 if unseen[a] <= 2 else 0.0)
+            score += W["double"] + (W["double_scarce"] if unseen[a] <= 2 else 0.0)
         # Doubles left hanging: holding double v while v gets scarce.
         for (x, y) in hand:
             if x == y and (x, y) != (a, b):
                 if x in opened:
-                    score += 1.5  # I can follow with it next time
+                    score += W["double_next"]  # I can follow with it next time
         # Tranque: the ends after the move are all the same number and no
         # unseen tile holds it (every one is on the table or with me).
         if len(set(new_ends)) == 1 and mv.get("end") is not None:
@@ -125,7 +151,7 @@ def decide_medio(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
                 mine_after = my_pips - pips
                 rivals = min((counts[s] for s in opponents), default=0)
                 lighter = mine_after < mean_unknown * rivals
-                score += 25.0 if lighter else -25.0
+                score += W["tranque"] if lighter else -W["tranque"]
         if st.in_play != "none":
             score += 1.0 * _in_play_points(view, mv, a, b)
         if score > best_score:

@@ -51,7 +51,7 @@ class Config:
 
 
 DIFICIL = Config(budget_ms=40.0, policy=2)
-EXPERTO = Config(budget_ms=250.0, policy=2, beta=0.35, oversample=4, endgame_tiles=9, endgame_samples=40)
+EXPERTO = Config(budget_ms=150.0, policy=2, n_per_sample=4, endgame_tiles=9, endgame_samples=40)
 
 
 def _dedupe(st: Static, view: dict[str, Any]) -> list[dict[str, Any]]:
