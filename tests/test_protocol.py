@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from conftest import drive
@@ -76,6 +77,28 @@ def test_verify_endpoint_matches_the_engine(live_server: Any) -> None:
     assert got["hands"] == hand.deals[-1]["hands"] and got["sleeping"] == hand.deals[-1]["sleeping"]
     assert srv.get("/api/verify?preset=cubano").json()["error"]["code"] == "malformed"
     assert srv.get("/api/verify?seed=abc&preset=nope").json()["error"]["code"] == "bad_rules"
+
+
+def test_verify_endpoint_takes_the_table_options(live_server: Any) -> None:
+    """Options that change the deal (here: no redeal on five doubles) travel in ?options=JSON."""
+    srv = live_server()
+    seed = next(f"five-doubles-{i}" for i in range(1000) if _first_deal_voided(f"five-doubles-{i}"))
+    m = Match(make_rules("cubano", redeal_five_doubles="off"), seed)
+    m.start_hand()
+    hand = m.hand
+    opts = json.dumps({"redeal_five_doubles": "off"})
+    got = srv.get("/api/verify?" + urlencode({"seed": hand.seed, "preset": "cubano", "options": opts, "hand": 1})).json()
+    assert got["hands"] == hand.deals[-1]["hands"] and got["voided"] == []
+    plain = srv.get("/api/verify?" + urlencode({"seed": hand.seed, "preset": "cubano"})).json()
+    assert plain["hands"] != hand.deals[-1]["hands"]  # without the options the check would be wrong
+    assert srv.get("/api/verify?" + urlencode({"seed": "abc", "options": "[1]"})).json()["error"]["code"] == "malformed"
+    assert srv.get("/api/verify?" + urlencode({"seed": "abc", "options": '{"nope": 1}'})).json()["error"]["code"] == "bad_rules"
+
+
+def _first_deal_voided(seed: str) -> bool:
+    m = Match(make_rules("cubano"), seed)
+    m.start_hand()
+    return len(m.hand.deals) > 1
 
 
 # --------------------------------------------------------------- error codes

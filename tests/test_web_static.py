@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
@@ -507,7 +508,7 @@ def test_tranque_reveals_hands_and_libreta(browser, base_url):
         assert "63" in libreta.inner_text()
         assert "deadbeefcafe0123" in libreta.inner_text()
         href = page.locator('[data-testid="verify-link"]').get_attribute("href")
-        assert href == "/api/verify?seed=deadbeefcafe0123&preset=cubano"
+        assert href == "/api/verify?seed=deadbeefcafe0123&preset=cubano&hand=2"
         shot(page, "table-tranque-1280.png")
         page.click('[data-testid="next-hand"]')
         assert sent(page)[-1] == {"type": "next_hand", "seq": 18}
@@ -781,5 +782,191 @@ def test_redeal_question(browser, base_url):
         box.locator("button.btn-primary").click()
         assert sent(page)[-1] == {"type": "redeal", "seq": 3, "accept": True}
         assert page.evaluate("document.body.dataset.phase") == "redeal_question"
+    finally:
+        ctx.close()
+
+
+# --------------------------------------------------------------------------- review fixes
+
+
+def hand_start_view(hand_number: int, opener: int, **kw: Any) -> dict[str, Any]:
+    """A fresh hand: empty board, the opener on turn."""
+    v = base_view(hand_number=hand_number, turn=opener, opener=opener, center=None, arms={}, ends=[], last=None,
+                  hand=[list(t) for t in MY_HAND], counts=[7, 7, 7, 7], legal=[], history=[],
+                  passed_on=[[], [], [], []])
+    if opener == 0:
+        v["legal"] = [{"tile": list(t), "end": None} for t in MY_HAND]
+    v.update(kw)
+    return v
+
+
+def hand_start(seq: int, n: int, opener: int) -> dict[str, Any]:
+    return {"type": "event", "seq": seq, "event": {"kind": "hand_start", "hand_number": n, "opener": opener, "seed_hash": SEED_HASH},
+            "view": hand_start_view(n, opener)}
+
+
+HAND_BANNER = '[data-testid="banner"][data-kind="hand"]'
+
+
+def test_hand_banner_is_short_and_leaves_the_board_for_my_turn(browser, base_url):
+    ctx, page = open_table(browser, base_url, width=360, height=740)
+    try:
+        # Alone, "Mano 3" flashes and is gone within ~1.2 s.
+        push(page, hand_start(18, 3, opener=1))
+        page.locator(HAND_BANNER).wait_for(state="visible", timeout=1000)
+        assert "Mano 3" in page.locator(HAND_BANNER).inner_text()
+        page.locator(HAND_BANNER).wait_for(state="detached", timeout=1600)  # 0.8 s + 0.35 s fade
+        # A newer event (the opener's play) takes it away at once.
+        push(page, hand_start(19, 4, opener=1))
+        page.locator(HAND_BANNER).wait_for(state="visible", timeout=1000)
+        after = mid_view()
+        after.update(turn=2, legal=[], hand_number=4)
+        push(page, {"type": "event", "seq": 20, "event": {"kind": "play", "seat": 1, "tile": [3, 1], "end": "right"}, "view": after})
+        page.wait_for_timeout(100)
+        assert page.locator(HAND_BANNER).count() == 0
+        # Fast bots: the hand starts and the play that puts me on turn arrive together.
+        mine = mid_view()
+        mine["hand_number"] = 5
+        page.evaluate("(fs) => fs.forEach((f) => window.__push(f))", [
+            hand_start(21, 5, opener=3),
+            {"type": "event", "seq": 22, "event": {"kind": "play", "seat": 3, "tile": [3, 1], "end": "right"}, "view": mine},
+        ])
+        assert page.evaluate("document.body.dataset.turn") == "me"
+        assert page.locator(HAND_BANNER).count() == 0
+        page.wait_for_function("document.getElementById('announcer').textContent.includes('Mano 5')", timeout=2000)
+        shot(page, "table-hand-start-my-turn-360.png")
+        # I open the hand: no banner over the board, the ticker says it.
+        push(page, hand_start(23, 6, opener=0))
+        assert page.evaluate("document.body.dataset.turn") == "me"
+        page.wait_for_timeout(100)
+        assert page.locator(HAND_BANNER).count() == 0
+        page.wait_for_function("document.getElementById('announcer').textContent.includes('Tienes la salida')", timeout=2000)
+        assert page.locator("#board-empty").is_visible()
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+def lost_match_view(pollona: bool = True, capicua: bool = False) -> dict[str, Any]:
+    v = match_over_view()
+    v.update(scores=[0, 104], match_result={"winner": 1, "scores": [0, 104], "pollona": pollona, "viajera": False},
+             sheet=[{"hand": 1, "kind": "domino", "team": 1, "points": 41, "scores": [0, 41]},
+                    {"hand": 2, "kind": "tranque", "team": 1, "points": 63, "scores": [0, 104]}])
+    v["result"] = dict(v["result"], seat=1, team=1, capicua=capicua)
+    return v
+
+
+def test_lost_match_is_not_celebrated(browser, base_url):
+    ctx, page = open_table(browser, base_url)
+    try:
+        lost = lost_match_view(pollona=True)
+        page.evaluate("(fs) => fs.forEach((f) => window.__push(f))", [
+            {"type": "event", "seq": 18, "event": {"kind": "tranque"}, "view": lost},
+            {"type": "event", "seq": 19, "event": {"kind": "hand_end", "result_kind": "tranque", "seat": 1, "team": 1, "points": 63}, "view": lost},
+            {"type": "event", "seq": 20, "event": {"kind": "match_end", "winner": 1, "pollona": True, "viajera": False}, "view": lost},
+        ])
+        banner = page.locator('[data-testid="banner"][data-kind="pollona"]')
+        banner.wait_for(state="visible", timeout=3000)  # announced...
+        page.wait_for_timeout(300)
+        assert page.locator("#confetti i").count() == 0  # ...not celebrated
+        assert "cbanner--muted" in (banner.get_attribute("class") or "")
+        over = page.locator('[data-testid="match-over"]')
+        over.wait_for(state="visible", timeout=5000)
+        assert over.get_attribute("data-outcome") == "lost"
+        text = over.inner_text()
+        assert "Perdimos" in text and "Pollona" in text and "Nos quedamos en cero" in text
+        assert page.locator('[data-testid="match-lost"]').is_visible()
+        assert page.locator("#match-over .celebrate").count() == 0
+        assert page.evaluate("[...document.querySelectorAll('.pollito')].every(p => getComputedStyle(p).animationName === 'none')")
+        assert page.locator("#confetti i").count() == 0
+        shot(page, "table-match-lost-1280.png")
+        assert page.errors == []
+    finally:
+        ctx.close()
+    # The rivals' capicúa that ends a match we lose: no confetti either.
+    ctx, page = open_table(browser, base_url)
+    try:
+        lost = lost_match_view(pollona=False, capicua=True)
+        page.evaluate("(fs) => fs.forEach((f) => window.__push(f))", [
+            {"type": "event", "seq": 18, "event": {"kind": "capicua"}, "view": lost},
+            {"type": "event", "seq": 19, "event": {"kind": "domino"}, "view": lost},
+            {"type": "event", "seq": 20, "event": {"kind": "match_end", "winner": 1, "pollona": False, "viajera": False}, "view": lost},
+        ])
+        page.locator('[data-testid="banner"][data-kind="lost"]').wait_for(state="visible", timeout=3000)
+        assert page.locator("#confetti i").count() == 0
+    finally:
+        ctx.close()
+    # A won match still gets the confetti.
+    ctx, page = open_table(browser, base_url)
+    try:
+        won = match_over_view()
+        won["match_result"] = dict(won["match_result"], pollona=False)
+        push(page, {"type": "event", "seq": 18, "event": {"kind": "match_end", "winner": 0, "pollona": False, "viajera": False}, "view": won})
+        page.wait_for_function("document.querySelectorAll('#confetti i').length > 10", timeout=3000)
+        page.locator('[data-testid="match-over"][data-outcome="won"]').wait_for(state="visible", timeout=5000)
+    finally:
+        ctx.close()
+
+
+def test_spanish_strings_agree(browser, base_url):
+    ctx, page = open_table(browser, base_url, view=tranque_view())
+    try:
+        es = page.evaluate("import('/static/js/i18n.js').then((m) => m.STRINGS.es)")
+        for key, text in es.items():
+            # {team} may be "Ellos", "Nosotros", "Tú": no singular verb right after it.
+            assert not re.search(r"\{team\} (se anota|gana|nos|se)\b", text), (key, text)
+            assert not re.search(r"\b(Ellos|Nosotros) se anota\b|\bNosotros nos anota\b|\bEllos gana\b", text), (key, text)
+            assert "por la {end}" not in text, (key, text)  # "por la arriba", "por la brazo 5"
+        assert es["say.tranque"].endswith("se cuentan los puntos.")
+        assert "los enseña" in es["val.on_request"]
+        # Seen from a seat: "Ellos se anotan", never "Ellos se anota".
+        v = tranque_view()
+        v["result"] = dict(v["result"], seat=1, team=1)
+        push(page, {"type": "sync", "seq": 18, "view": v})
+        page.locator('[data-testid="libreta"]').wait_for(state="visible", timeout=3000)
+        assert page.locator(".result-points").inner_text() == "Ellos se anotan 63"
+        # A spectator reads a neutral phrase.
+        v = tranque_view()
+        v["seat"] = None
+        push(page, {"type": "sync", "seq": 19, "view": v})
+        page.wait_for_function("document.querySelector('.result-points').textContent === 'Puntos para Sur–Norte: 63'", timeout=3000)
+    finally:
+        ctx.close()
+    # One against one: the viewer's own points read "Te anotas", plays "por arriba".
+    rules = dict(RULES, preset="mano-a-mano", max_pip=6, players=2, partnership=False, drawing=True)
+    v = base_view(rules=rules, phase="hand_over", turn=None, teams=[0, 1], counts=[0, 2], scores=[21, 12], hand=[],
+                  result={"kind": "domino", "seat": 0, "team": 0, "points": 9, "capicua": False, "pip_totals": [0, 9],
+                          "next_opener": 0, "seed": "s33d"},
+                  revealed=[[], [[4, 5]]], passed_on=[[], []])
+    ctx, page = open_table(browser, base_url, view=v)
+    try:
+        page.locator('[data-testid="libreta"]').wait_for(state="visible", timeout=3000)
+        assert page.locator(".result-points").inner_text() == "Te anotas 9"
+        assert "te pegaste" in page.locator(".result-line").inner_text().lower()
+        cross = base_view(rules=dict(RULES, preset="cross", max_pip=6, layout="cross", drawing=True), turn=3, legal=[],
+                          center=[6, 6], arms={"up": [[6, 3]]}, ends=[{"end": "up", "value": 3, "double": False}],
+                          last={"seat": 2, "tile": [6, 3], "end": "up"})
+        push(page, {"type": "event", "seq": 18, "event": {"kind": "play", "seat": 2, "tile": [6, 3], "end": "up"}, "view": cross})
+        page.wait_for_function("document.getElementById('announcer').textContent.includes('juega el 6-3 por arriba')", timeout=3000)
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+def test_verify_link_carries_the_table_options(browser, base_url):
+    options = {"redeal_five_doubles": "off", "target": 150}
+    v = tranque_view()
+    v["rules"] = dict(v["rules"], options=options)
+    ctx, page = open_table(browser, base_url, view=v)
+    try:
+        page.locator('[data-testid="libreta"]').wait_for(state="visible", timeout=3000)
+        hrefs = [page.locator('[data-testid="verify-link"]').get_attribute("href"),
+                 page.locator("#seed-pop a").get_attribute("href")]
+        for href in hrefs:
+            url = urlparse(href)
+            assert url.path == "/api/verify"
+            q = {k: vals[0] for k, vals in parse_qs(url.query).items()}
+            assert q["seed"] == "deadbeefcafe0123" and q["preset"] == "cubano" and q["hand"] == "2"
+            assert json.loads(q["options"]) == options
     finally:
         ctx.close()

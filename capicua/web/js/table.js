@@ -132,15 +132,31 @@ function teamLabel(team) {
   if (!isPlayer()) return team === 0 ? t('team.ns') : t('team.ew');
   return team === myTeam() ? t('team.us') : t('team.them');
 }
-/** Pick key.us / key.them in partnership games seen from a seat, else key. */
+/**
+ * Pick the phrasing that agrees with who `team` is, seen from this screen:
+ * key.us / key.them in partnership games, key.me when it is the viewer's own
+ * seat in individual games, else key (a neutral phrasing for any name).
+ */
 function teamKey(key, team) {
-  if (partnership() && isPlayer()) return team === myTeam() ? `${key}.us` : `${key}.them`;
-  return key;
+  if (!isPlayer()) return key;
+  if (partnership()) return team === myTeam() ? `${key}.us` : `${key}.them`;
+  return team === myTeam() ? `${key}.me` : key;
+}
+/** true when the viewer's team (or own seat) won `winner`, false when it lost, null for spectators. */
+function viewerWon(winner) {
+  if (!isPlayer() || winner === null || winner === undefined) return null;
+  return winner === myTeam();
 }
 function endName(end) {
   if (end === 'left' || end === 'right' || end === 'up' || end === 'down') return t(`end.${end}`);
   const m = /^arm(\d+)$/.exec(end || '');
   return m ? t('end.arm', { n: m[1] }) : String(end);
+}
+/** "por la izquierda", "por arriba", "por el brazo 5": the end with its preposition. */
+function endPhrase(end) {
+  if (end === 'left' || end === 'right' || end === 'up' || end === 'down') return t(`by.${end}`);
+  const m = /^arm(\d+)$/.exec(end || '');
+  return m ? t('by.arm', { n: m[1] }) : String(end);
 }
 function tileName(tile) {
   return tile[0] === tile[1] ? t('tile.double', { a: tile[0] }) : t('tile.name', { a: tile[0], b: tile[1] });
@@ -177,12 +193,26 @@ function toast(msg, code = '') {
   setTimeout(() => el.remove(), 3700);
 }
 
-function centerBanner(kind, title, sub = '', ms = 2200) {
-  const el = h('div', { class: `cbanner cbanner--${kind}`, 'data-testid': 'banner', 'data-kind': kind },
+/**
+ * A banner over the middle of the board (pointer-events: none). `ms` is how
+ * long it stays before fading out for `fade` ms; `muted` drops the festive
+ * styling (a pollona against you is announced, not celebrated).
+ */
+function centerBanner(kind, title, sub = '', ms = 2200, { fade = 500, muted = false } = {}) {
+  const el = h('div', { class: `cbanner cbanner--${kind}${muted ? ' cbanner--muted' : ''}`, 'data-testid': 'banner', 'data-kind': kind },
     h('strong', { text: title }), sub ? h('span', { text: sub }) : null);
   $('center-banners').append(el);
   setTimeout(() => el.classList.add('cbanner--out'), ms);
-  setTimeout(() => el.remove(), ms + 500);
+  setTimeout(() => el.remove(), ms + fade);
+  return el;
+}
+
+// "Mano N" is a short flash: gone after HAND_BANNER_MS + HAND_BANNER_FADE
+// (≤ 1.2 s), and at once when a newer event is shown or the human is on turn.
+const HAND_BANNER_MS = 800;
+const HAND_BANNER_FADE = 350;
+function clearHandBanners() {
+  for (const el of $('center-banners').querySelectorAll('.cbanner--hand')) el.remove();
 }
 
 function seatBanner(seat, kind, text, ms = 1900) {
@@ -343,9 +373,14 @@ function lockIcon() {
   return s;
 }
 
+/** GET /api/verify for this hand: the table's preset, its options (they can change the deal) and the hand number. */
 function verifyUrl(seed) {
-  const preset = (V().rules && V().rules.preset) || 'cubano';
-  return `/api/verify?seed=${encodeURIComponent(seed)}&preset=${encodeURIComponent(preset)}`;
+  const rules = V().rules || {};
+  const q = new URLSearchParams({ seed, preset: rules.preset || 'cubano' });
+  const opts = rules.options;
+  if (opts && typeof opts === 'object' && Object.keys(opts).length) q.set('options', JSON.stringify(opts));
+  if (typeof V().hand_number === 'number') q.set('hand', String(V().hand_number));
+  return `/api/verify?${q.toString()}`;
 }
 
 function renderSeedPop() {
@@ -596,8 +631,9 @@ function renderResult() {
   if (!r || (v.phase !== 'hand_over' && v.phase !== 'match_over')) { box.hidden = true; fill(box, ); return; }
   box.hidden = false;
   let line;
-  if (r.kind === 'domino') line = t('result.domino', { name: seatName(r.seat) });
-  else if (r.kind === 'tranque') line = t('result.tranque', { name: seatName(r.seat) });
+  const mine = isPlayer() && r.seat === mySeat();
+  if (r.kind === 'domino') line = t(mine ? 'result.domino.me' : 'result.domino', { name: seatName(r.seat) });
+  else if (r.kind === 'tranque') line = t(mine ? 'result.tranque.me' : 'result.tranque', { name: seatName(r.seat) });
   else line = t('result.tie');
   const pts = r.points && r.team !== null && r.team !== undefined ? t(teamKey('result.points', r.team), { team: teamLabel(r.team), points: r.points }) : t('result.nopoints');
   const revealed = v.revealed || [];
@@ -629,15 +665,21 @@ function renderMatchOver() {
   const mr = v.match_result;
   if (v.phase !== 'match_over' || !mr) { box.hidden = true; fill(box, ); return; }
   box.hidden = false;
-  const weWon = isPlayer() && partnership() ? mr.winner === myTeam() : (isPlayer() ? mr.winner === mySeat() : null);
-  const title = weWon === true ? t('match.win.us') : weWon === false ? t('match.win.them') : t('match.win.team', { team: teamLabel(mr.winner) });
+  const weWon = viewerWon(mr.winner);
+  const lost = weWon === false;
+  const title = weWon === true ? t(partnership() ? 'match.win.us' : 'match.win.me') : lost ? t(partnership() ? 'match.win.them' : 'match.lost.me') : t('match.win.team', { team: teamLabel(mr.winner) });
   const sc = v.scores || [];
   box.classList.toggle('match-over--won', weWon === true);
+  box.classList.toggle('match-over--lost', lost);
+  box.dataset.outcome = weWon === true ? 'won' : lost ? 'lost' : 'watched';
+  // On a loss: no party. The pollona/viajera is stated plainly (class "against").
+  const cls = lost ? 'against' : 'celebrate';
   fill(box, 
     h('h3', { text: title }),
+    lost ? h('p', { class: 'gracious', 'data-testid': 'match-lost', text: t(partnership() ? 'match.lost.sub' : 'match.lost.sub.me') }) : null,
     h('p', { class: 'final', text: t('match.final', { a: `${teamLabel(0)} ${sc[0] ?? 0}`, b: `${teamLabel(1)} ${sc[1] ?? 0}` }) }),
-    mr.pollona ? h('div', { class: 'celebrate' }, pollito(), h('p', {}, h('strong', { text: t('banner.pollona') }), ' ', weWon === false ? t('match.pollona.them') : t('match.pollona'))) : null,
-    mr.viajera ? h('p', { class: 'celebrate viajera' }, h('strong', { text: t('banner.viajera') }), ' ', t('match.viajera')) : null,
+    mr.pollona ? h('div', { class: cls }, pollito(), h('p', {}, h('strong', { text: t('banner.pollona') }), ' ', lost ? t('match.pollona.them') : t('match.pollona'))) : null,
+    mr.viajera ? h('p', { class: `${cls} viajera` }, h('strong', { text: t('banner.viajera') }), ' ', lost ? t('match.viajera.them') : t('match.viajera')) : null,
   );
 }
 
@@ -710,6 +752,9 @@ function renderAll() {
   const v = V();
   document.body.dataset.phase = v.phase || 'loading';
   document.body.dataset.turn = isMyTurn() ? 'me' : 'other';
+  const mr = v.phase === 'match_over' ? v.match_result : null;
+  const won = mr ? viewerWon(mr.winner) : null;
+  document.body.dataset.outcome = won === true ? 'won' : won === false ? 'lost' : '';
   window.__capicua = { view: S.view, seq: S.seq };
   renderScores();
   renderSeats();
@@ -728,6 +773,7 @@ function numbersText(nums) {
 }
 
 function handleEvent(ev, prev) {
+  if (ev.kind !== 'hand_start') clearHandBanners();
   const me = isPlayer() && ev.seat === mySeat();
   const name = ev.seat !== undefined && ev.seat !== null ? seatName(ev.seat) : '';
   switch (ev.kind) {
@@ -736,7 +782,7 @@ function handleEvent(ev, prev) {
       const first = ev.end === null || ev.end === undefined;
       const tile = tileName(ev.tile || [0, 0]);
       if (first) announce(t(me ? 'say.open.me' : 'say.open', { name, tile }));
-      else announce(t(me ? 'say.play.me' : 'say.play', { name, tile, end: endName(ev.end) }));
+      else announce(t(me ? 'say.play.me' : 'say.play', { name, tile, end: endPhrase(ev.end) }));
       break;
     }
     case 'pass': {
@@ -751,7 +797,7 @@ function handleEvent(ev, prev) {
       break;
     case 'score':
       seatBanner(ev.seat, 'score', `+${ev.points}`);
-      announce(t('say.score', { name, points: ev.points }));
+      announce(t(me ? 'say.score.me' : 'say.score', { name, points: ev.points }));
       break;
     case 'domino': {
       const r = V().result || {};
@@ -765,19 +811,28 @@ function handleEvent(ev, prev) {
       centerBanner('tranque', t('banner.tranque'));
       announce(t('say.tranque'));
       break;
-    case 'capicua':
-      centerBanner('capicua', t('banner.capicua'), '', 3200);
-      confetti();
-      sound.fanfare();
+    case 'capicua': {
+      // A capicúa that ends a match the viewer lost is announced, not celebrated.
+      const mr = V().phase === 'match_over' ? V().match_result : null;
+      const lostMatch = !!mr && viewerWon(mr.winner) === false;
+      centerBanner('capicua', t('banner.capicua'), '', 3200, { muted: lostMatch });
+      if (!lostMatch) { confetti(); sound.fanfare(); }
       announce(t('say.capicua'));
       break;
-    case 'hand_start':
+    }
+    case 'hand_start': {
       S.pending = null;
       S.nextSentFor = null;
       if (S.panel === 'result') S.panel = null;
-      centerBanner('hand', t('banner.hand', { n: ev.hand_number ?? V().hand_number }), t('say.hand_start', { n: ev.hand_number ?? V().hand_number, name: seatName(ev.opener ?? V().opener) }).replace(/^[^:]*:\s*/, ''), 1600);
-      announce(t('say.hand_start', { n: ev.hand_number ?? V().hand_number, name: seatName(ev.opener ?? V().opener) }));
+      clearHandBanners();
+      const n = ev.hand_number ?? V().hand_number;
+      const opener = ev.opener ?? V().opener;
+      const say = isPlayer() && opener === mySeat() ? t('say.hand_start.me', { n }) : t('say.hand_start', { n, name: seatName(opener) });
+      // Never over the board while the human has to play: then the ticker says it.
+      if (!isMyTurn()) centerBanner('hand', t('banner.hand', { n }), say.replace(/^[^:]*:\s*/, ''), HAND_BANNER_MS, { fade: HAND_BANNER_FADE });
+      announce(say);
       break;
+    }
     case 'hand_end': {
       // The event spreads RESULT into itself, so its own `kind` hides RESULT.kind: read the view.
       const r = V().result || ev;
@@ -792,10 +847,19 @@ function handleEvent(ev, prev) {
       announce(t(ev.reason === 'no_double' ? 'say.redeal.no_double' : 'say.redeal.five_doubles'));
       break;
     case 'match_end': {
+      // Celebrate only the viewer's own win; a loss gets a gracious banner,
+      // and a pollona or viajera against you is announced without the party.
+      const won = viewerWon(ev.winner);
+      const lost = won === false;
       announce(t(teamKey('say.match_end', ev.winner), { team: teamLabel(ev.winner) }));
-      if (ev.viajera) centerBanner('viajera', t('banner.viajera'), '', 3500);
-      else if (ev.pollona) centerBanner('pollona', t('banner.pollona'), '', 3500);
-      if (ev.pollona || ev.viajera || (isPlayer() && partnership() && ev.winner === myTeam())) { confetti(); sound.fanfare(); }
+      if (lost) fill($('confetti'));
+      const sfx = partnership() ? '' : '.me';
+      const sub = lost ? t(`match.lost.sub${sfx}`) : '';
+      if (ev.viajera) centerBanner('viajera', t('banner.viajera'), sub, 3500, { muted: lost });
+      else if (ev.pollona) centerBanner('pollona', t('banner.pollona'), sub, 3500, { muted: lost });
+      else if (lost) centerBanner('lost', t(`banner.lost${sfx}`), sub, 3000, { muted: true });
+      else if (won) centerBanner('won', t(`banner.won${sfx}`), '', 3000);
+      if (won === true) { confetti(); sound.fanfare(); }
       break;
     }
     default:
@@ -855,6 +919,7 @@ function afterViewChange(prev, { sync }) {
     if (sync && S.panelHandShown !== overKey(v)) { S.panelHandShown = overKey(v); S.panel = 'result'; } else scheduleResultPanel(v.phase === 'match_over' ? 2000 : 1600);
   }
   if (v.phase === 'play' && S.panel === 'result') S.panel = null;
+  if (isMyTurn() || sync) clearHandBanners();
   renderAll();
   if (sync && v.phase === 'play' && !isMyTurn() && v.turn !== null && v.turn !== undefined) announce(t('say.turn', { name: seatName(v.turn) }));
   if (isMyTurn() && !wasMine) {
