@@ -26,17 +26,16 @@ from typing import Any
 
 from .sim import static_of
 
-
 # Weights of the move score (tuned by duplicate tournaments against botagorda).
 W = {
     "pips": 1.0,
     "data": 2.0,
-    "cover_opp": 1.0,
+    "cover_opp": 2.0,
     "cover_partner": 1.0,
     "partner_passed": 3.0,
     "partner_shown": 1.5,
     "opp_passed": 3.0,
-    "opp_shown": 1.0,
+    "opp_shown": 2.0,
     "double": 4.0,
     "double_scarce": 3.0,
     "double_next": 1.5,
@@ -73,10 +72,23 @@ def decide_medio(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
             out_count[a] += 1
             if b != a:
                 out_count[b] += 1
+    # A seat "shows" the number it chose to leave open (both halves of an
+    # opening tile); the half it matched was the table's choice, not its own.
+    line_ends: list[int] = []
     for act in view.get("history") or []:
-        if "play" in act:
-            a, b = act["play"]
-            shown[int(act["seat"])].update((int(a), int(b)))
+        if "play" not in act:
+            continue
+        a, b = int(act["play"][0]), int(act["play"][1])
+        who = int(act["seat"])
+        if act["end"] is None or not st.line:
+            shown[who].update((a, b))
+            line_ends = [a, b]
+            continue
+        i = 0 if act["end"] == "left" else 1
+        inner = line_ends[i]
+        outer = b if a == inner else a
+        shown[who].add(outer)
+        line_ends[i] = outer
     passed = [set(p) for p in view["passed_on"]]
     per_number = maxp + 2  # tiles holding a given number
     # Unseen tiles of each number (in other hands or sleeping).
