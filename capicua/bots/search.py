@@ -33,6 +33,8 @@ K_TILE_US = 0.02
 # Per sampled deal: drawing it, and scoring its likelihood.
 SAMPLE_US = 25.0
 LIKELIHOOD_US = 10.0
+# Exact endgame: alpha-beta positions visited per millisecond.
+NODES_PER_MS = 150.0
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ class Config:
 
 
 DIFICIL = Config(budget_ms=40.0, policy=2)
-EXPERTO = Config(budget_ms=150.0, policy=2, n_per_sample=4, endgame_tiles=9, endgame_samples=40)
+EXPERTO = Config(budget_ms=150.0, policy=2, n_per_sample=4, endgame_tiles=18, endgame_samples=48)
 
 
 def _dedupe(st: Static, view: dict[str, Any]) -> list[dict[str, Any]]:
@@ -128,10 +130,14 @@ def search_decide(view: dict[str, Any], rng: random.Random, cfg: Config) -> dict
     if exact:
         samples = _samples(kn, rng, cfg.endgame_samples, cfg)
         scores = [0.0] * len(cands)
-        for hands in samples:
-            vals = solve_root(kn.to_sim(hands), [m for _, m in cands], team)
+        nodes = [0]
+        cap = cfg.budget_ms * NODES_PER_MS
+        for done, hands in enumerate(samples, 1):
+            vals = solve_root(kn.to_sim(hands), [m for _, m in cands], team, nodes)
             for i, v in enumerate(vals):
                 scores[i] += v
+            if nodes[0] > cap and done >= 8:
+                break  # the budget is spent: decide on the deals solved so far
     elif _use_kernel(st):
         scores = _kernel_scores(kn, rng, cfg, [m for _, m in cands], left, view)
     else:
@@ -246,18 +252,20 @@ def _samples(kn: Knowledge, rng: random.Random, k: int, cfg: Config) -> list[lis
 
 
 # ------------------------------------------------------------ exact endgame
-def solve_root(sim: Sim, moves: list[tuple[int, int]], team: int) -> list[float]:
+def solve_root(sim: Sim, moves: list[tuple[int, int]], team: int, nodes: list[int] | None = None) -> list[float]:
     """Exact value (team margin with best play by both sides, everything
-    visible) of each root move."""
+    visible) of each root move. ``nodes[0]`` counts the positions visited."""
     out = []
+    counter = nodes if nodes is not None else [0]
     for m in moves:
         c = sim.copy()
         c.play(m)
-        out.append(_ab(c, team, -math.inf, math.inf))
+        out.append(_ab(c, team, -math.inf, math.inf, counter))
     return out
 
 
-def _ab(sim: Sim, team: int, alpha: float, beta: float) -> float:
+def _ab(sim: Sim, team: int, alpha: float, beta: float, nodes: list[int]) -> float:
+    nodes[0] += 1
     if sim.over:
         return sim.margin(team)
     st = sim.st
@@ -271,7 +279,7 @@ def _ab(sim: Sim, team: int, alpha: float, beta: float) -> float:
         for m in moves:
             c = sim.copy()
             c.play(m)
-            v = max(v, _ab(c, team, alpha, beta))
+            v = max(v, _ab(c, team, alpha, beta, nodes))
             alpha = max(alpha, v)
             if alpha >= beta:
                 break
@@ -280,7 +288,7 @@ def _ab(sim: Sim, team: int, alpha: float, beta: float) -> float:
     for m in moves:
         c = sim.copy()
         c.play(m)
-        v = min(v, _ab(c, team, alpha, beta))
+        v = min(v, _ab(c, team, alpha, beta, nodes))
         beta = min(beta, v)
         if alpha >= beta:
             break
