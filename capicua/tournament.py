@@ -213,7 +213,7 @@ def run(
     times: dict[str, list[float]] = {"a": [], "b": []}
     for p in parts:
         for pair in p["pairs"]:
-            played += [tuple(x) for x in pair]  # type: ignore[misc]
+            played += [(int(x[0]), int(x[1])) for x in pair]
         times["a"] += p["times"]["a"]
         times["b"] += p["times"]["b"]
     wa = sum(1 for pa, pb in played if pa > pb)

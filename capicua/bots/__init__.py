@@ -10,6 +10,7 @@ never offered to players. See docs/bots.md.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -41,7 +42,10 @@ def decide_botagorda(view: dict[str, Any], rng: random.Random) -> dict[str, Any]
     return dict(rng.choice([m for m in legal if sum(m["tile"]) == best]))
 
 
-def _search(cfg: Config) -> Any:
+Decider = Callable[[dict[str, Any], random.Random, "float | None"], dict[str, Any]]
+
+
+def _search(cfg: Config) -> Decider:
     def run(view: dict[str, Any], rng: random.Random, budget_ms: float | None) -> dict[str, Any]:
         c = cfg if budget_ms is None else replace(cfg, budget_ms=float(budget_ms))
         return search_decide(view, rng, c)
@@ -50,7 +54,7 @@ def _search(cfg: Config) -> Any:
 
 
 _SIMPLE = {"random": decide_random, "botagorda": decide_botagorda, "medio": decide_medio}
-_SEARCH = {"dificil": _search(DIFICIL), "experto": _search(EXPERTO)}
+_SEARCH: dict[str, Decider] = {"dificil": _search(DIFICIL), "experto": _search(EXPERTO)}
 
 
 def decide(level: str, view: dict[str, Any], seed: int, budget_ms: float | None = None) -> dict[str, Any]:
