@@ -42,6 +42,8 @@ W = {
     "tranque": 25.0,
     "force_pass": 4.0,
     "partner_blocked": 4.0,
+    "next_can_play": 8.0,
+    "partner_can_play": 0.0,
 }
 
 
@@ -148,6 +150,10 @@ def decide_medio(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
                 score += W["force_pass"]
         if partner is not None and ends_after <= passed[partner]:
             score -= W["partner_blocked"]
+        if W["next_can_play"] or W["partner_can_play"]:
+            score -= W["next_can_play"] * _p_can_play((me + 1) % n, ends_after, (a, b), view, unknown_tiles, passed, hand, maxp)
+            if partner is not None:
+                score += W["partner_can_play"] * _p_can_play(partner, ends_after, (a, b), view, unknown_tiles, passed, hand, maxp)
         if a == b:
             score += W["double"] + (W["double_scarce"] if unseen[a] <= 2 else 0.0)
         # Doubles left hanging: holding double v while v gets scarce.
@@ -192,3 +198,36 @@ def _in_play_points(view: dict[str, Any], mv: dict[str, Any], a: int, b: int) ->
     if count > 0 and (count % 5 == 0 or (mode == "fives_and_threes" and count % 3 == 0)):
         return count
     return 0
+
+
+def _p_can_play(
+    seat: int, ends: set[int], tile: tuple[int, int], view: dict[str, Any], unknown: int,
+    passed: list[set[int]], hand: list[tuple[int, int]], maxp: int,
+) -> float:
+    """Chance that ``seat`` holds a tile for one of ``ends``, if its tiles were a
+    random draw from the unseen ones (hypergeometric), 0 for numbers it passed on."""
+    live = [v for v in ends if v not in passed[seat]]
+    if not live:
+        return 0.0
+    seen: set[tuple[int, int]] = {tuple(t) for t in hand}  # type: ignore[misc]
+    seen.add(tile)
+    if view.get("center") is not None:
+        c0, c1 = int(view["center"][0]), int(view["center"][1])
+        seen.add((min(c0, c1), max(c0, c1)))
+        for arm in view["arms"].values():
+            for x, y in arm:
+                seen.add((min(x, y), max(x, y)))
+    k = 0
+    for v in live:
+        for w in range(maxp + 1):
+            t = (min(v, w), max(v, w))
+            if t in seen or (w in live and w < v):
+                continue
+            k += 1
+    h = int(view["counts"][seat])
+    if unknown <= 0 or h <= 0:
+        return 0.0
+    p_none = 1.0
+    for i in range(h):
+        p_none *= max(0.0, (unknown - k - i) / (unknown - i))
+    return 1.0 - p_none
