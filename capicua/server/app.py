@@ -202,7 +202,7 @@ def create_app(
         except ValueError:
             return _error("malformed", "the body is not JSON")
         if not isinstance(body, dict):
-            return _error("malformed", "the body is a JSON object")
+            return _error("malformed", "the body must be a JSON object")
         nickname = clean_nickname(body.get("nickname"))
         if nickname is None:
             return _error("malformed", f"a nickname is 1 to {NICKNAME_MAX} characters")
@@ -293,7 +293,7 @@ def create_app(
                     err("malformed", "a frame is JSON")
                     continue
                 if not isinstance(frame, dict):
-                    err("malformed", "a frame is a JSON object")
+                    err("malformed", "a frame must be a JSON object")
                     continue
                 kind = frame.get("type")
                 if kind not in INTENTS:
