@@ -53,6 +53,14 @@ API
     in-play points minus the mean over the other teams. Common random
     numbers: playout ``k`` of sample ``s`` uses the same random stream for
     every move, so differences between moves are not drowned in noise.
+``playout_batch_smart(..., q=0.75, weights=None, passed=None)`` / ``evaluate_moves_smart(..., q, weights, passed)``
+    the same with a heuristic ("medio-like") rollout policy instead of ``p``:
+    the best move by a bitmask score (pips, *la data*, numbers the partner /
+    the opponents passed on, doubles; weights ``SW_*``, default
+    ``SMART_WEIGHTS``) with probability ``q``, else a uniform legal move.
+    ``passed`` holds per-seat masks of the numbers each seat passed on at the
+    root (:func:`passed_masks` of a view's ``passed_on``); passes during the
+    playout are added. The ``p`` entry points above are unchanged.
 ``random_hands(R, n, seed, p=0.0)``
     -> (n, RESULT_COLS): n fresh random deals (redeals and opener as the
     rules' first hand: random seat, or the highest double's holder), each
@@ -546,6 +554,311 @@ def _clz(typingctx: Any, src: Any) -> Any:
     return sig, codegen
 
 
+# ------------------------------------------------------- "medio-like" policy
+# A second rollout policy (used by ``experto`` when enabled): at a decision
+# with more than one legal move the seat plays, with probability ``q``, the
+# move with the best heuristic score below (first in legal order among equal
+# scores), else a uniform legal move. The score only uses what the seat could
+# know at a real table: its own hand and the numbers every seat has passed on
+# (given at the root in ``passed``, a per-seat mask of numbers, and updated
+# whenever a seat passes during the playout). Weights ``W`` (float64, SW_SIZE):
+SW_PIPS = 0  # x pips of the tile (shed heavy tiles)
+SW_DATA = 1  # x tiles left in hand holding the number(s) the move leaves open ("la data")
+SW_PARTNER_PASSED = 2  # - if the number left open is one the partner passed on
+SW_NEXT_PASSED = 3  # + if it is one the next seat (an opponent) passed on
+SW_PREV_PASSED = 4  # + if it is one the previous seat (an opponent) passed on
+SW_FORCE_PASS = 5  # + if the next opponent passed on every end after the move
+SW_PARTNER_BLOCKED = 6  # - if the partner passed on every end after the move
+SW_DOUBLE = 7  # + for playing a double
+SW_SIZE = 8
+SMART_WEIGHTS = (1.0, 2.0, 3.0, 3.0, 1.5, 4.0, 4.0, 4.0)
+
+
+@njit(inline="always")
+def _smart_score(R: Any, W: Any, pm: Any, seat: Any, partner: Any, nxt: Any, prv: Any,
+                 h: Any, t: Any, arm: Any, left: Any, right: Any) -> Any:
+    a = R[OFF_A + t]
+    b = R[OFF_B + t]
+    rest = h ^ (np.int64(1) << t)
+    if left < 0:
+        opened = (np.int64(1) << a) | (np.int64(1) << b)
+        after = opened
+        data = _popcount(rest & R[OFF_NUM + a])
+        if b != a:
+            data += _popcount(rest & R[OFF_NUM + b])
+    else:
+        if arm == 0:
+            inner = left
+            other = right
+        else:
+            inner = right
+            other = left
+        outer = b if a == inner else a
+        opened = np.int64(1) << outer
+        after = opened | (np.int64(1) << other)
+        data = _popcount(rest & R[OFF_NUM + outer])
+    s = W[SW_PIPS] * (a + b) + W[SW_DATA] * data
+    if partner >= 0:
+        pp = pm[partner]
+        if opened & pp:
+            s -= W[SW_PARTNER_PASSED]
+        if (after & ~pp) == 0:
+            s -= W[SW_PARTNER_BLOCKED]
+    if nxt >= 0:
+        np_ = pm[nxt]
+        if opened & np_:
+            s += W[SW_NEXT_PASSED]
+        if (after & ~np_) == 0:
+            s += W[SW_FORCE_PASS]
+    if prv >= 0 and (opened & pm[prv]):
+        s += W[SW_PREV_PASSED]
+    if a == b:
+        s += W[SW_DOUBLE]
+    return s
+
+
+@njit(cache=True)
+def _playout_smart(
+    R: Any,
+    hands: Any,
+    bone: Any,
+    nb: Any,
+    bpos: Any,
+    table: Any,
+    turn: Any,
+    passes: Any,
+    opener: Any,
+    required: Any,
+    q: Any,
+    W: Any,
+    pm: Any,
+    forced_t: Any,
+    forced_arm: Any,
+    rng: Any,
+    totals: Any,
+    tt: Any,
+    out: Any,
+    row: Any,
+) -> None:
+    """:func:`_playout` with the heuristic policy; ``pm`` (per-seat masks of
+    numbers passed on) is scratch and is updated on every pass."""
+    n = R[P_PLAYERS]
+    drawing = R[P_DRAWING]
+    reserve = R[P_RESERVE]
+    in_play = R[P_INPLAY]
+    pairs = n == 4 and R[P_TEAMS] == 2
+    for k in range(MAX_TEAMS):
+        out[row, 5 + k] = 0
+    left = table[0]
+    right = table[1]
+    dl = table[2] != 0
+    dr = table[3] != 0
+    greedy = q >= 1.0
+    mixed = q > 0.0 and q < 1.0
+    while True:
+        h = hands[turn]
+        if left < 0:
+            if required >= 0:
+                ml = h & (np.int64(1) << required)
+            else:
+                ml = h
+            mr = np.int64(0)
+        else:
+            ml = h & R[OFF_NUM + left]
+            mr = h & R[OFF_NUM + right]
+        u = ml | mr
+        if u == 0:
+            if drawing and nb - bpos > reserve:
+                hands[turn] = h | (np.int64(1) << bone[bpos])
+                bpos += 1
+                continue
+            if left >= 0:
+                pm[turn] |= (np.int64(1) << left) | (np.int64(1) << right)
+            passes += 1
+            if passes >= n:
+                _end_tranque(R, hands, opener, totals, tt, out, row)
+                return
+            turn = turn + 1 if turn + 1 < n else 0
+            continue
+        # ---- choose a move (t, arm)
+        if forced_t >= 0:
+            t = forced_t
+            arm = forced_arm if left >= 0 else 0
+            forced_t = -1
+        else:
+            nl = _popcount(ml)
+            nmoves = nl + _popcount(mr)
+            if nmoves == 1:
+                if ml:
+                    t = _cttz(ml)
+                    arm = 0
+                else:
+                    t = _cttz(mr)
+                    arm = 1
+            elif greedy or (mixed and _uniform(rng) < q):
+                myteam = R[OFF_TEAM + turn]
+                nxt = turn + 1 if turn + 1 < n else 0
+                if R[OFF_TEAM + nxt] == myteam:
+                    nxt = -1
+                prv = turn - 1 if turn > 0 else n - 1
+                if R[OFF_TEAM + prv] == myteam or prv == nxt:
+                    prv = -1
+                partner = -1
+                if pairs:
+                    partner = turn + 2 if turn + 2 < n else turn + 2 - n
+                t = -1
+                arm = 0
+                best = -1e300
+                w = u
+                while w:
+                    i = _cttz(w)
+                    if (ml >> i) & 1:
+                        sc = _smart_score(R, W, pm, turn, partner, nxt, prv, h, i, 0, left, right)
+                        if sc > best:
+                            best = sc
+                            t = i
+                            arm = 0
+                    if (mr >> i) & 1:
+                        sc = _smart_score(R, W, pm, turn, partner, nxt, prv, h, i, 1, left, right)
+                        if sc > best:
+                            best = sc
+                            t = i
+                            arm = 1
+                    w &= w - 1
+            else:
+                k = _below(rng, nmoves)
+                t = -1
+                arm = 0
+                w = u
+                while True:
+                    i = _cttz(w)
+                    if (ml >> i) & 1:
+                        if k == 0:
+                            t = i
+                            arm = 0
+                            break
+                        k -= 1
+                    if (mr >> i) & 1:
+                        if k == 0:
+                            t = i
+                            arm = 1
+                            break
+                        k -= 1
+                    w &= w - 1
+        # ---- play it
+        h ^= np.int64(1) << t
+        hands[turn] = h
+        passes = 0
+        a = R[OFF_A + t]
+        b = R[OFF_B + t]
+        capicua = False
+        if left < 0:
+            left = a
+            right = b
+            dl = a == b
+            dr = dl
+            count = a + b
+        else:
+            if arm == 0:
+                inner = left
+                other = right
+            else:
+                inner = right
+                other = left
+            outer = b if a == inner else a
+            capicua = outer == other and inner != other
+            if arm == 0:
+                left = outer
+                dl = a == b
+            else:
+                right = outer
+                dr = a == b
+            count = (2 * left if dl else left) + (2 * right if dr else right)
+        if in_play != 0:
+            if count > 0 and (count % 5 == 0 or (in_play == 2 and count % 3 == 0)):
+                out[row, 5 + R[OFF_TEAM + turn]] += count
+        if h == 0:
+            _end_domino(R, hands, turn, capicua, out, row)
+            return
+        turn = turn + 1 if turn + 1 < n else 0
+
+
+@njit(cache=True)
+def _playout_batch_smart(
+    R: Any, hands: Any, table: Any, turn: Any, passes: Any, opener: Any, required: Any,
+    bone: Any, bpos: Any, n: Any, seed: Any, q: Any, W: Any, passed: Any,
+) -> Any:
+    out = np.zeros((n, RESULT_COLS), dtype=np.int64)
+    players = R[P_PLAYERS]
+    work = np.empty(players, dtype=np.int64)
+    pm = np.empty(players, dtype=np.int64)
+    totals = np.empty(players, dtype=np.int64)
+    tt = np.empty(MAX_TEAMS, dtype=np.int64)
+    rng = np.empty(1, dtype=np.uint64)
+    _seed(rng, seed, 0x51, 0)
+    nb = bone.shape[0]
+    for i in range(n):
+        for s in range(players):
+            work[s] = hands[s]
+            pm[s] = passed[s]
+        _playout_smart(R, work, bone, nb, bpos, table, turn, passes, opener, required, q, W, pm, -1, 0,
+                       rng, totals, tt, out, i)
+    return out
+
+
+@njit(cache=True)
+def _evaluate_moves_smart(
+    R: Any, samples: Any, boneyards: Any, table: Any, turn: Any, passes: Any, opener: Any,
+    required: Any, bpos: Any, moves: Any, n_per: Any, seed: Any, q: Any, W: Any, passed: Any,
+) -> Any:
+    S = samples.shape[0]
+    M = moves.shape[0]
+    players = R[P_PLAYERS]
+    nteams = R[P_TEAMS]
+    me = R[OFF_TEAM + turn]
+    res = np.zeros((M, 4), dtype=np.float64)
+    out = np.zeros((1, RESULT_COLS), dtype=np.int64)
+    work = np.empty(players, dtype=np.int64)
+    pm = np.empty(players, dtype=np.int64)
+    totals = np.empty(players, dtype=np.int64)
+    tt = np.empty(MAX_TEAMS, dtype=np.int64)
+    rng = np.empty(1, dtype=np.uint64)
+    nb = boneyards.shape[1]
+    for s in range(S):
+        bone = boneyards[s]
+        for k in range(n_per):
+            for m in range(M):
+                _seed(rng, seed, s + 1, k + 1)  # same stream for every move
+                for x in range(players):
+                    work[x] = samples[s, x]
+                    pm[x] = passed[x]
+                _playout_smart(
+                    R, work, bone, nb, bpos, table, turn, passes, opener, required, q, W, pm,
+                    moves[m, 0], moves[m, 1], rng, totals, tt, out, 0,
+                )
+                mine = out[0, 5 + me]
+                others = 0
+                for x in range(nteams):
+                    if x != me:
+                        others += out[0, 5 + x]
+                won = 0
+                if out[0, 2] == me:
+                    mine += out[0, 3]
+                    won = out[0, 3]
+                    res[m, 1] += 1.0
+                elif out[0, 2] >= 0:
+                    others += out[0, 3]
+                else:
+                    res[m, 2] += 1.0
+                res[m, 0] += mine - others / max(1, nteams - 1)
+                res[m, 3] += won
+    total = max(1, S * n_per)
+    for m in range(M):
+        for c in range(4):
+            res[m, c] /= total
+    return res
+
+
 # ------------------------------------------------------------------ Python API
 @lru_cache(maxsize=64)
 def _kernel_rules(rules: Rules) -> np.ndarray:
@@ -691,6 +1004,67 @@ def evaluate_moves(
     )
 
 
+def _weights(W: Any) -> np.ndarray:
+    w = np.ascontiguousarray(SMART_WEIGHTS if W is None else W, dtype=np.float64)
+    if w.shape != (SW_SIZE,):
+        raise ValueError(f"weights must have {SW_SIZE} entries (SW_* constants)")
+    return w
+
+
+def _passed(passed: Any, players: int) -> np.ndarray:
+    if passed is None:
+        return np.zeros(players, dtype=np.int64)
+    arr = np.ascontiguousarray(passed, dtype=np.int64)
+    if arr.shape != (players,):
+        raise ValueError("passed must hold one mask of numbers per seat")
+    return arr
+
+
+def passed_masks(passed_on: Any) -> np.ndarray:
+    """Per-seat masks of numbers passed on (bit v: the seat passed on v), from
+    a view's ``passed_on`` lists."""
+    return np.array([sum(1 << int(v) for v in set(p)) for p in passed_on], dtype=np.int64)
+
+
+def playout_batch_smart(
+    R: np.ndarray, hands: Any, table: Any, turn: int, passes: int, opener: int, required: int,
+    boneyard: Any, bpos: int, n: int, seed: int, q: float = 0.75, weights: Any = None, passed: Any = None,
+) -> np.ndarray:
+    """:func:`playout_batch` with the heuristic ("medio-like") rollout policy:
+    the best-scoring move w.p. ``q``, else a uniform one (see ``SW_*``)."""
+    players = int(R[P_PLAYERS])
+    return _playout_batch_smart(  # type: ignore[no-any-return]
+        R, _i64(hands, 1), _i64(table, 1), int(turn), int(passes), int(opener), int(required),
+        _i64(boneyard, 1), int(bpos), int(n), int(seed) & 0x7FFFFFFFFFFFFFFF, float(q),
+        _weights(weights), _passed(passed, players),
+    )
+
+
+def evaluate_moves_smart(
+    R: np.ndarray, samples: Any, boneyards: Any, table: Any, turn: int, passes: int, opener: int,
+    required: int, bpos: int, moves: Any, n_per_sample: int, seed: int, q: float = 0.75,
+    weights: Any = None, passed: Any = None,
+) -> np.ndarray:
+    """:func:`evaluate_moves` with the heuristic rollout policy of
+    :func:`playout_batch_smart`; ``passed``: per-seat masks of the numbers each
+    seat has passed on at the root (:func:`passed_masks`)."""
+    samples = _i64(samples, 2)
+    boneyards = np.ascontiguousarray(boneyards, dtype=np.int64)
+    if boneyards.ndim == 1 and boneyards.size == 0:
+        boneyards = np.zeros((samples.shape[0], 0), dtype=np.int64)
+    if boneyards.ndim != 2 or boneyards.shape[0] != samples.shape[0]:
+        raise ValueError("boneyards must be (S, B), one row per sample")
+    moves = _i64(moves, 2)
+    if moves.ndim != 2 or moves.shape[1] != 2:
+        raise ValueError("moves must be (M, 2)")
+    players = int(R[P_PLAYERS])
+    return _evaluate_moves_smart(  # type: ignore[no-any-return]
+        R, samples, boneyards, _i64(table, 1), int(turn), int(passes), int(opener), int(required),
+        int(bpos), moves, int(n_per_sample), int(seed) & 0x7FFFFFFFFFFFFFFF, float(q),
+        _weights(weights), _passed(passed, players),
+    )
+
+
 def random_hands(R: np.ndarray, n: int, seed: int, p: float = 0.0) -> np.ndarray:
     """``n`` fresh random deals, each played out -> int64 (n, RESULT_COLS)."""
     return _random_hands(R, int(n), int(seed) & 0x7FFFFFFFFFFFFFFF, float(p))  # type: ignore[no-any-return]
@@ -710,6 +1084,9 @@ def warmup() -> float:
     playout_batch(R, hands, table, 0, 0, 0, -1, empty, 0, 1, 1)
     evaluate_moves(R, hands[None, :], np.zeros((1, 0), dtype=np.int64), table, 0, 0, 0, -1, 0,
                    np.array([[0, -1]], dtype=np.int64), 1, 1)
+    evaluate_moves_smart(R, hands[None, :], np.zeros((1, 0), dtype=np.int64), table, 0, 0, 0, -1, 0,
+                         np.array([[0, -1]], dtype=np.int64), 1, 1)
+    playout_batch_smart(R, hands, table, 0, 0, 0, -1, empty, 0, 1, 1)
     return time.perf_counter() - t0
 
 
@@ -720,9 +1097,14 @@ __all__ = [
     "MAX_TEAMS",
     "Position",
     "RESULT_COLS",
+    "SMART_WEIGHTS",
+    "SW_SIZE",
     "evaluate_moves",
+    "evaluate_moves_smart",
     "kernel_rules",
+    "passed_masks",
     "playout_batch",
+    "playout_batch_smart",
     "position",
     "random_hands",
     "warmup",
