@@ -56,23 +56,33 @@ class Knowledge:
         self._plays = _observed_plays(st, view, me)
         self._exp_cache: dict[float, list[float]] = {}
 
-    def sample(self, rng: random.Random) -> list[list[int]]:
+    def sample(self, rng: random.Random, excluded: list[frozenset[int]] | None = None) -> list[list[int]]:
         """A random assignment of the unknown tiles: hands[s] for every seat
-        (own hand included) and, last, the boneyard (in draw order)."""
+        (own hand included) and, last, the boneyard (in draw order).
+
+        ``excluded[s]`` are tiles seat ``s`` must not hold (a play model's
+        hard constraints, see :meth:`gorda_exclusions`); when they cannot be
+        met together with the passes, the sample ignores them."""
         st = self.st
         ta, tb = st.ta, st.tb
+        none: frozenset[int] = frozenset()
+        excl = excluded if excluded is not None else [none] * st.n
+        order = self.order
+        if excluded is not None:
+            order = sorted(order, key=lambda s: len(self.allowed[s]) - len(excl[s]) - self.need[s])
         for _attempt in range(40):
             rand = rng.random
             pool = sorted(self.unknown, key=lambda _t: rand())  # a shuffle, cheaper than rng.shuffle
             taken: set[int] = set()
             hands: list[list[int]] = [[] for _ in range(st.n)]
             ok = True
-            for s in self.order:
+            for s in order:
                 need = self.need[s]
                 f = self.forbidden[s]
+                x = excl[s]
                 got = hands[s]
                 for t in pool:
-                    if t in taken or ta[t] in f or tb[t] in f:
+                    if t in taken or ta[t] in f or tb[t] in f or t in x:
                         continue
                     got.append(t)
                     taken.add(t)
@@ -86,9 +96,13 @@ class Knowledge:
                 bone = [t for t in pool if t not in taken]
                 hands.append(bone)
                 return hands
+        if excluded is not None:
+            hands = self._sample_matching(rng, excl)
+            if all(len(hands[s]) == self.need[s] for s in range(st.n) if s != self.me):
+                return hands
         return self._sample_matching(rng)
 
-    def _sample_matching(self, rng: random.Random) -> list[list[int]]:
+    def _sample_matching(self, rng: random.Random, excl: list[frozenset[int]] | None = None) -> list[list[int]]:
         """Fallback: a feasible assignment by augmenting paths (always exists:
         the true deal is one), randomised by shuffling."""
         st = self.st
@@ -104,7 +118,7 @@ class Knowledge:
             if s == st.n:
                 return True
             f = self.forbidden[s]
-            return ta[t] not in f and tb[t] not in f
+            return ta[t] not in f and tb[t] not in f and (excl is None or t not in excl[s])
 
         owner: dict[int, int] = {}  # slot -> tile
         slot_of: dict[int, int] = {}  # tile -> slot
@@ -163,6 +177,73 @@ class Knowledge:
             if total < 1e-250:  # keep the product in range
                 return log(total)
         return log(total)
+
+    def seat_log_likelihoods(self, hands: list[list[int]], beta: float) -> list[float]:
+        """Per seat, log P(its observed plays | deal) under the softmax model
+        of :meth:`log_likelihood` (0.0 for seats with no modelled play)."""
+        out = [0.0] * self.st.n
+        if self.st.drawing or not self._plays:
+            return out
+        table = self._exp_table(beta)
+        held = [set(h) for h in hands[: self.st.n]]
+        log = math.log
+        for seat, t, fits in self._plays:
+            h = held[seat]
+            h.add(t)
+            legal = h & fits if fits is not None else h
+            if len(legal) <= 1:
+                continue
+            z = 0.0
+            for u in legal:
+                z += table[u]
+            out[seat] += log(table[t] / z)
+        return out
+
+    def gorda_exclusions(self) -> list[frozenset[int] | None]:
+        """The "botar la gorda" hypothesis as hard constraints: for every other
+        seat, the unknown tiles it cannot hold if every play it made was its
+        heaviest playable tile (a heavier tile that fitted the ends then would
+        have been played). None when the seat's own later plays refute the
+        hypothesis (it kept a heavier tile that fitted and played it later),
+        or when the constraints leave it too few tiles."""
+        st = self.st
+        tp = st.tp
+        out: list[frozenset[int] | None] = [frozenset() for _ in range(st.n)]
+        later: list[set[int]] = [set() for _ in range(st.n)]
+        excl: list[set[int]] = [set() for _ in range(st.n)]
+        unknown = self.unknown
+        for seat, t, fits in self._plays:  # newest first
+            if out[seat] is None:
+                continue
+            p = tp[t]
+            if any(tp[u] > p and (fits is None or u in fits) for u in later[seat]):
+                out[seat] = None
+                continue
+            for u in unknown:
+                if tp[u] > p and (fits is None or u in fits):
+                    excl[seat].add(u)
+            later[seat].add(t)
+        for s in range(st.n):
+            if out[s] is None or s == self.me:
+                out[s] = None if s != self.me else frozenset()
+                continue
+            allowed = self.allowed[s]
+            if sum(1 for u in allowed if u not in excl[s]) < self.need[s]:
+                out[s] = None
+            else:
+                out[s] = frozenset(excl[s])
+        return out
+
+    def gorda_log_prob(self, excl: frozenset[int], seat: int) -> float:
+        """log of the chance that a uniformly dealt hand of ``seat`` (from the
+        tiles its passes allow) avoids ``excl``: hypergeometric, ignoring the
+        other seats' constraints."""
+        a = len(self.allowed[seat])
+        e = sum(1 for u in self.allowed[seat] if u in excl)
+        k = self.need[seat]
+        if a - e < k:
+            return -math.inf
+        return math.lgamma(a - e + 1) - math.lgamma(a - e - k + 1) - math.lgamma(a + 1) + math.lgamma(a - k + 1)
 
     def _exp_table(self, beta: float) -> list[float]:
         cached = self._exp_cache.get(beta)
