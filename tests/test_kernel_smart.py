@@ -85,8 +85,10 @@ def _score(r, W, pm, seat, h, t, end, ends):  # type: ignore[no-untyped-def]
     return s
 
 
-def _reference(st: FastState, W, pm: list[int], first=None):  # type: ignore[no-untyped-def]
-    """Finish ``st`` (a copy) with the q=1 heuristic policy; passes update ``pm``."""
+def _reference(st: FastState, W, pm: list[int], first=None, gorda: int = 0):  # type: ignore[no-untyped-def]
+    """Finish ``st`` (a copy) with the q=1 heuristic policy; passes update ``pm``.
+    Seats in the bit mask ``gorda`` play their heaviest tile instead (the
+    lowest tile index among equals, on the left end when it fits there)."""
     st = st.copy()
     pm = list(pm)
     r = st.r
@@ -101,6 +103,9 @@ def _reference(st: FastState, W, pm: list[int], first=None):  # type: ignore[no-
             first = None
         elif len(legal) == 1:
             mv = legal[0]
+        elif (gorda >> seat) & 1:
+            t = min((t for t, _ in legal), key=lambda t: (-(r.tile_a[t] + r.tile_b[t]), t))
+            mv = min(m for m in legal if m[0] == t)
         else:
             ends = list(st.ends[:2]) if st.center >= 0 else [-1, -1]
             best, mv = -1e300, None
@@ -192,6 +197,37 @@ def test_evaluate_moves_smart_matches_reference_per_move(preset: str) -> None:
             want = mine - others / max(1, teams - 1)
             assert res[m, 0] == pytest.approx(want), (preset, mv)
             assert res[m, 1] == (1.0 if r.team == me else 0.0)
+
+
+@pytest.mark.parametrize("preset", ["cubano", "la-plaza"])
+def test_evaluate_moves_smart_gorda_seats_play_heaviest(preset: str) -> None:
+    """With a seat mask per sample, the masked seats play their heaviest tile in
+    the rollouts (the experto opponent model); the others keep the heuristic."""
+    rules = make_rules(preset)
+    R = K.kernel_rules(rules)
+    W = K.SMART_WEIGHTS
+    differs = 0
+    for i, (st, pm) in enumerate(_positions(rules, 12, f"smart-gorda-{preset}")):
+        moves = st.legal_moves()
+        pos = K.position(st)
+        me = st.r.team_of[st.turn]
+        mask = sum(1 << s for s in range(rules.players) if st.r.team_of[s] != me) if i % 3 else 0b1111
+        res = K.evaluate_moves_smart(R, pos.hands[None, :], pos.boneyard[pos.bpos:][None, :], pos.table,
+                                     pos.turn, pos.passes, pos.opener, pos.required, 0,
+                                     np.array(moves, dtype=np.int64), 2, 7, q=1.0, weights=W, passed=pm,
+                                     gorda_seats=np.array([mask], dtype=np.int64))
+        for m, mv in enumerate(moves):
+            r, _end = _reference(st, W, pm, first=mv, gorda=mask)
+            plain, _ = _reference(st, W, pm, first=mv)
+            differs += (r.points, r.team) != (plain.points, plain.team)
+            assert res[m, 1] == (1.0 if r.team == me else 0.0), (preset, i, mv)
+            if r.team == me:
+                assert res[m, 3] == r.points
+    assert differs > 0  # the mask really changes how the hands go
+    with pytest.raises(ValueError):
+        K.evaluate_moves_smart(R, pos.hands[None, :], pos.boneyard[pos.bpos:][None, :], pos.table,
+                               pos.turn, pos.passes, pos.opener, pos.required, 0,
+                               np.array(moves, dtype=np.int64), 2, 7, gorda_seats=np.zeros(3, dtype=np.int64))
 
 
 def test_smart_random_part_plays_legal_hands() -> None:

@@ -60,6 +60,7 @@ class Config:
     # Opponent model "botar la gorda" as hard constraints, applied to each
     # sampled deal with the posterior probability of that type (gorda_posteriors).
     gorda: bool = False
+    gorda_rollouts: bool = False  # in a deal where a seat is modelled as gorda, its rollouts play heaviest too
     gorda_prior: float = 0.5
     gorda_probe: int = 32
 
@@ -182,7 +183,8 @@ def _kernel_scores(
     per_playout = (K_BASE_US + K_TILE_US * left) * (K_SMART_FACTOR if smart else 1.0)
     per_sample = _sample_cost_us(cfg) + len(moves) * n_per * per_playout
     n_samples = max(8, int(cfg.budget_ms * 1000.0 / per_sample))
-    samples = _samples(kn, rng, n_samples, cfg)
+    gmasks: list[int] = []
+    samples = _samples(kn, rng, n_samples, cfg, gmasks)
     n = st.n
     masks = np.zeros((len(samples), n), dtype=np.int64)
     for i, hands in enumerate(samples):
@@ -206,6 +208,7 @@ def _kernel_scores(
             k.kernel_rules(st.rules), masks, bones, table, int(view["turn"]), b.passes,
             int(view.get("opener") or 0), -1, 0, mv, n_per, rng.getrandbits(62), cfg.smart_q,
             cfg.smart_weights, k.passed_masks(view["passed_on"]),
+            np.array(gmasks, dtype=np.int64) if cfg.gorda_rollouts and gmasks else None,
         )
     else:
         res = k.evaluate_moves(
@@ -279,8 +282,12 @@ def gorda_posteriors(
     return post, excl
 
 
-def _samples(kn: Knowledge, rng: random.Random, k: int, cfg: Config) -> list[list[list[int]]]:
-    """``k`` deals consistent with the view; with ``cfg.beta`` > 0, drawn from
+def _samples(
+    kn: Knowledge, rng: random.Random, k: int, cfg: Config, gmasks: list[int] | None = None
+) -> list[list[list[int]]]:
+    """``k`` deals consistent with the view (with ``cfg.gorda``, drawn under the
+    opponent model; ``gmasks`` then receives each deal's bit mask of the seats
+    modelled as gorda in it); with ``cfg.beta`` > 0, drawn from
     ``k * oversample`` candidates in proportion to the likelihood of the
     observed plays (tempered so that the effective sample size stays at least
     ``cfg.min_ess`` of ``k``)."""
@@ -292,11 +299,15 @@ def _samples(kn: Knowledge, rng: random.Random, k: int, cfg: Config) -> list[lis
             out = []
             for _ in range(k):
                 ex = [none] * kn.st.n
+                bits = 0
                 for s in seats:
                     e = excl[s]
                     if e is not None and rng.random() < post[s]:
                         ex[s] = e
+                        bits |= 1 << s
                 out.append(kn.sample(rng, ex))
+                if gmasks is not None:
+                    gmasks.append(bits)
             return out
     if cfg.beta <= 0.0 or cfg.oversample <= 1 or kn.st.drawing:
         return [kn.sample(rng) for _ in range(k)]

@@ -632,6 +632,7 @@ def _playout_smart(
     q: Any,
     W: Any,
     pm: Any,
+    gs: Any,
     forced_t: Any,
     forced_arm: Any,
     rng: Any,
@@ -695,6 +696,20 @@ def _playout_smart(
                 else:
                     t = _cttz(mr)
                     arm = 1
+            elif (gs >> turn) & 1:
+                # A seat modelled as "botar la gorda": its heaviest playable tile.
+                t = -1
+                arm = 0
+                bestp = -1
+                w = u
+                while w:
+                    i = _cttz(w)
+                    pp = R[OFF_A + i] + R[OFF_B + i]
+                    if pp > bestp:
+                        bestp = pp
+                        t = i
+                        arm = 0 if (ml >> i) & 1 else 1
+                    w &= w - 1
             elif greedy or (mixed and _uniform(rng) < q):
                 myteam = R[OFF_TEAM + turn]
                 nxt = turn + 1 if turn + 1 < n else 0
@@ -801,7 +816,7 @@ def _playout_batch_smart(
         for s in range(players):
             work[s] = hands[s]
             pm[s] = passed[s]
-        _playout_smart(R, work, bone, nb, bpos, table, turn, passes, opener, required, q, W, pm, -1, 0,
+        _playout_smart(R, work, bone, nb, bpos, table, turn, passes, opener, required, q, W, pm, 0, -1, 0,
                        rng, totals, tt, out, i)
     return out
 
@@ -809,7 +824,7 @@ def _playout_batch_smart(
 @njit(cache=True)
 def _evaluate_moves_smart(
     R: Any, samples: Any, boneyards: Any, table: Any, turn: Any, passes: Any, opener: Any,
-    required: Any, bpos: Any, moves: Any, n_per: Any, seed: Any, q: Any, W: Any, passed: Any,
+    required: Any, bpos: Any, moves: Any, n_per: Any, seed: Any, q: Any, W: Any, passed: Any, gseats: Any,
 ) -> Any:
     S = samples.shape[0]
     M = moves.shape[0]
@@ -833,7 +848,7 @@ def _evaluate_moves_smart(
                     work[x] = samples[s, x]
                     pm[x] = passed[x]
                 _playout_smart(
-                    R, work, bone, nb, bpos, table, turn, passes, opener, required, q, W, pm,
+                    R, work, bone, nb, bpos, table, turn, passes, opener, required, q, W, pm, gseats[s],
                     moves[m, 0], moves[m, 1], rng, totals, tt, out, 0,
                 )
                 mine = out[0, 5 + me]
@@ -1043,11 +1058,13 @@ def playout_batch_smart(
 def evaluate_moves_smart(
     R: np.ndarray, samples: Any, boneyards: Any, table: Any, turn: int, passes: int, opener: int,
     required: int, bpos: int, moves: Any, n_per_sample: int, seed: int, q: float = 0.75,
-    weights: Any = None, passed: Any = None,
+    weights: Any = None, passed: Any = None, gorda_seats: Any = None,
 ) -> np.ndarray:
     """:func:`evaluate_moves` with the heuristic rollout policy of
     :func:`playout_batch_smart`; ``passed``: per-seat masks of the numbers each
-    seat has passed on at the root (:func:`passed_masks`)."""
+    seat has passed on at the root (:func:`passed_masks`); ``gorda_seats``: per
+    sample, a bit mask of the seats that play their heaviest tile instead
+    (the opponent model of ``capicua.bots.search``; None: no seat)."""
     samples = _i64(samples, 2)
     boneyards = np.ascontiguousarray(boneyards, dtype=np.int64)
     if boneyards.ndim == 1 and boneyards.size == 0:
@@ -1058,10 +1075,14 @@ def evaluate_moves_smart(
     if moves.ndim != 2 or moves.shape[1] != 2:
         raise ValueError("moves must be (M, 2)")
     players = int(R[P_PLAYERS])
+    gs = np.zeros(samples.shape[0], dtype=np.int64) if gorda_seats is None else _i64(gorda_seats, 1)
+    if gs.shape[0] != samples.shape[0]:
+        raise ValueError("gorda_seats must hold one mask per sample")
     return _evaluate_moves_smart(  # type: ignore[no-any-return]
         R, samples, boneyards, _i64(table, 1), int(turn), int(passes), int(opener), int(required),
         int(bpos), moves, int(n_per_sample), int(seed) & 0x7FFFFFFFFFFFFFFF, float(q),
         _weights(weights), _passed(passed, players),
+        gs,
     )
 
 
