@@ -39,7 +39,7 @@ import zlib
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from capicua.bots import CHEATING_LEVELS, LEVELS, decide, decide_cheating, warmup
+from capicua.bots import CHEATING_LEVELS, LEVELS, decide, decide_cheating, search_options, warmup
 from capicua.engine import Match, make_rules, parse_action
 
 
@@ -47,14 +47,18 @@ def _seed_int(*parts: Any) -> int:
     return zlib.crc32("/".join(str(p) for p in parts).encode())
 
 
-def _decide(level: str, match: Match, seat: int, seed: int, budget: float | None) -> dict[str, Any]:
+Options = dict[str, Any] | None
+
+
+def _decide(level: str, match: Match, seat: int, seed: int, budget: float | None, options: Options) -> dict[str, Any]:
     if level in CHEATING_LEVELS:
         return decide_cheating(match, seat, seed, budget)
-    return decide(level, match.view(seat), seed, budget)
+    return decide(level, match.view(seat), seed, budget, options)
 
 
 def _play_hand(
-    match: Match, levels: list[str], budgets: list[float | None], tag: str, times: list[list[float]]
+    match: Match, levels: list[str], budgets: list[float | None], tag: str, times: list[list[float]],
+    options: list[Options] | None = None,
 ) -> list[int]:
     """Play the current hand of ``match``; seat s uses levels[s % 2]. Returns
     points gained per side (even seats, odd seats)."""
@@ -66,7 +70,8 @@ def _play_hand(
         assert seat is not None
         side = seat % 2
         t0 = time.process_time()
-        action = _decide(levels[side], match, seat, _seed_int(tag, k), budgets[side])
+        action = _decide(levels[side], match, seat, _seed_int(tag, k), budgets[side],
+                         options[side] if options else None)
         times[side].append(time.process_time() - t0)
         match.apply(seat, parse_action(action, rules.max_pip))
         k += 1
@@ -77,8 +82,11 @@ def _play_hand(
     return gained
 
 
-def _run_deals(args: tuple[str, str, str, str, int, int, float | None, float | None]) -> dict[str, Any]:
-    preset, a, b, seed, start, stop, budget_a, budget_b = args
+Job = tuple[str, str, str, str, int, int, float | None, float | None, Options, Options]
+
+
+def _run_deals(args: Job) -> dict[str, Any]:
+    preset, a, b, seed, start, stop, budget_a, budget_b, opt_a, opt_b = args
     rules = make_rules(preset)
     pairs = []
     times: dict[str, list[float]] = {"a": [], "b": []}
@@ -88,11 +96,11 @@ def _run_deals(args: tuple[str, str, str, str, int, int, float | None, float | N
             match = Match(rules, seed=f"{seed}/{d}")
             match.start_hand()
             if swap == 0:
-                levels, budgets = [a, b], [budget_a, budget_b]
+                levels, budgets, opts = [a, b], [budget_a, budget_b], [opt_a, opt_b]
             else:
-                levels, budgets = [b, a], [budget_b, budget_a]
+                levels, budgets, opts = [b, a], [budget_b, budget_a], [opt_b, opt_a]
             side_times: list[list[float]] = [[], []]
-            gained = _play_hand(match, levels, budgets, f"{seed}/{d}/{swap}", side_times)
+            gained = _play_hand(match, levels, budgets, f"{seed}/{d}/{swap}", side_times, opts)
             if swap == 0:
                 pa, pb = gained
                 times["a"] += side_times[0]
@@ -106,21 +114,22 @@ def _run_deals(args: tuple[str, str, str, str, int, int, float | None, float | N
     return {"pairs": pairs, "times": times}
 
 
-def _run_matches(args: tuple[str, str, str, str, int, int, float | None, float | None]) -> list[int]:
+def _run_matches(args: Job) -> list[int]:
     """Whole matches; returns 1 when side A won each."""
-    preset, a, b, seed, start, stop, budget_a, budget_b = args
+    preset, a, b, seed, start, stop, budget_a, budget_b, opt_a, opt_b = args
     rules = make_rules(preset)
     out = []
     for m in range(start, stop):
         swap = m % 2
         levels = [a, b] if swap == 0 else [b, a]
         budgets = [budget_a, budget_b] if swap == 0 else [budget_b, budget_a]
+        opts = [opt_a, opt_b] if swap == 0 else [opt_b, opt_a]
         match = Match(rules, seed=f"{seed}/match/{m}")
         times: list[list[float]] = [[], []]
         h = 0
         while match.phase != "match_over":
             match.start_hand()
-            _play_hand(match, levels, budgets, f"{seed}/match/{m}/{h}", times)
+            _play_hand(match, levels, budgets, f"{seed}/match/{m}/{h}", times, opts)
             h += 1
         assert match.match_result is not None
         winner_seat = rules.seats_of_team(match.match_result["winner"])[0]
@@ -181,15 +190,21 @@ def run(
     budget_a: float | None = None,
     budget_b: float | None = None,
     matches: int = 0,
+    options_a: Options = None,
+    options_b: Options = None,
 ) -> dict[str, Any]:
-    """Play the tournament and return the JSON-able summary."""
+    """Play the tournament and return the JSON-able summary. ``options_a`` /
+    ``options_b`` override fields of a search level's Config (experiments)."""
     for lv in (a, b):
         if lv not in LEVELS and lv not in CHEATING_LEVELS:
             raise ValueError(f"unknown level {lv!r}; levels: {', '.join(LEVELS + CHEATING_LEVELS)}")
+    opt_a = search_options(a, options_a) if options_a else None
+    opt_b = search_options(b, options_b) if options_b else None
     rules = make_rules(preset)
     workers = max(1, workers)
     chunk = max(1, min(25, math.ceil(hands / (4 * workers))))
-    jobs = [(preset, a, b, seed, s, min(hands, s + chunk), budget_a, budget_b) for s in range(0, hands, chunk)]
+    jobs: list[Job] = [(preset, a, b, seed, s, min(hands, s + chunk), budget_a, budget_b, opt_a, opt_b)
+                       for s in range(0, hands, chunk)]
     t0 = time.time()
     if workers == 1:
         warmup()
@@ -200,7 +215,8 @@ def run(
     match_results: list[int] = []
     if matches:
         mchunk = max(1, math.ceil(matches / (2 * workers)))
-        mjobs = [(preset, a, b, seed, s, min(matches, s + mchunk), budget_a, budget_b) for s in range(0, matches, mchunk)]
+        mjobs: list[Job] = [(preset, a, b, seed, s, min(matches, s + mchunk), budget_a, budget_b, opt_a, opt_b)
+                            for s in range(0, matches, mchunk)]
         if workers == 1:
             for j in mjobs:
                 match_results += _run_matches(j)
@@ -236,6 +252,8 @@ def run(
         "seed": seed,
         "budget_ms_a": budget_a,
         "budget_ms_b": budget_b,
+        "options_a": opt_a,
+        "options_b": opt_b,
         "duplicate_hands": hands,
         "hands_played": len(played),
         "a_wins": wa,
@@ -265,6 +283,19 @@ def run(
     return out
 
 
+def _parse_options(items: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"option {item!r} is not KEY=VALUE")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="capicua tournament", description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", default="cubano")
@@ -276,9 +307,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget-ms-a", type=float, default=None)
     ap.add_argument("--budget-ms-b", type=float, default=None)
     ap.add_argument("--matches", type=int, default=0, help="also play this many whole matches")
+    ap.add_argument("--option-a", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a search Config field of side A (JSON value), e.g. gorda=false; repeatable")
+    ap.add_argument("--option-b", action="append", default=[], metavar="KEY=VALUE")
     ns = ap.parse_args(argv)
     try:
-        out = run(ns.preset, ns.a, ns.b, ns.hands, ns.seed, ns.workers, ns.budget_ms_a, ns.budget_ms_b, ns.matches)
+        oa, ob = _parse_options(ns.option_a), _parse_options(ns.option_b)
+        out = run(ns.preset, ns.a, ns.b, ns.hands, ns.seed, ns.workers, ns.budget_ms_a, ns.budget_ms_b, ns.matches,
+                  oa, ob)
     except ValueError as e:
         print(f"capicua tournament: {e}", file=sys.stderr)
         return 2

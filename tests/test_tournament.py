@@ -50,3 +50,47 @@ def test_wilson_and_match_estimate() -> None:
     assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
     assert estimate_match_win([(10, 0)], 100, n=50) == 1.0
     assert estimate_match_win([(0, 10)], 100, n=50) == 0.0
+
+
+def test_search_options_change_the_bot_and_are_reported(capsys: pytest.CaptureFixture[str]) -> None:
+    """--option-a overrides a field of the search Config: reported in the JSON,
+    and it really changes play (gorda model off plays other moves on some deal)."""
+    assert main(["--a", "experto", "--b", "botagorda", "--hands", "3", "--seed", "o",
+                 "--budget-ms-a", "5", "--option-a", "gorda=false", "--option-a", "endgame_tiles=0"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["options_a"] == {"gorda": False, "endgame_tiles": 0} and out["options_b"] is None
+    base = run("cubano", "experto", "botagorda", hands=3, seed="o", budget_a=5)
+    again = run("cubano", "experto", "botagorda", hands=3, seed="o", budget_a=5,
+                options_a={"gorda": False, "endgame_tiles": 0})
+    assert again["a_margin_per_hand"] == out["a_margin_per_hand"]
+    assert base["options_a"] is None
+    assert _some_choice_differs({"gorda": False})
+
+
+def _some_choice_differs(options: dict[str, object]) -> bool:
+    from capicua.bots import decide
+    from capicua.engine import Match, make_rules, parse_action
+
+    rules = make_rules("cubano")
+    for d in range(6):
+        m = Match(rules, seed=f"opt/{d}")
+        m.start_hand()
+        k = 0
+        while m.phase == "play":
+            seat = m.turn
+            assert seat is not None
+            view = m.view(seat)
+            if decide("experto", view, k, 5) != decide("experto", view, k, 5, options):
+                return True
+            m.apply(seat, parse_action(decide("botagorda", view, k), rules.max_pip))
+            k += 1
+    return False
+
+
+@pytest.mark.parametrize("bad", [["--a", "medio", "--option-a", "gorda=false"],
+                                 ["--a", "experto", "--option-a", "no_such=1"],
+                                 ["--a", "experto", "--option-a", "gorda=3"],
+                                 ["--a", "experto", "--option-a", "gorda"]])
+def test_bad_search_options_are_refused(bad: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*bad, "--b", "botagorda", "--hands", "1"]) == 2
+    assert "capicua tournament:" in capsys.readouterr().err

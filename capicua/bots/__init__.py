@@ -42,33 +42,76 @@ def decide_botagorda(view: dict[str, Any], rng: random.Random) -> dict[str, Any]
     return dict(rng.choice([m for m in legal if sum(m["tile"]) == best]))
 
 
-Decider = Callable[[dict[str, Any], random.Random, "float | None"], dict[str, Any]]
+Decider = Callable[[dict[str, Any], random.Random, "float | None", "dict[str, Any] | None"], dict[str, Any]]
 
 
 def _search(cfg: Config) -> Decider:
-    def run(view: dict[str, Any], rng: random.Random, budget_ms: float | None) -> dict[str, Any]:
+    def run(
+        view: dict[str, Any], rng: random.Random, budget_ms: float | None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         c = cfg if budget_ms is None else replace(cfg, budget_ms=float(budget_ms))
+        if options:
+            c = replace(c, **options)
         return search_decide(view, rng, c)
 
     return run
 
 
+def search_options(level: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Validate overrides of a search level's :class:`Config` (for experiments:
+    ``capicua tournament --option-a gorda=false``); returns them typed like the
+    defaults. Raises ValueError for other levels and unknown or mistyped keys."""
+    if level not in _SEARCH_CONFIGS:
+        raise ValueError(f"level {level!r} has no search options; only {', '.join(_SEARCH_CONFIGS)} do")
+    base = _SEARCH_CONFIGS[level]
+    out: dict[str, Any] = {}
+    for key, value in options.items():
+        if key not in Config.__dataclass_fields__ or key == "budget_ms":
+            raise ValueError(f"unknown option {key!r} for {level}")
+        current = getattr(base, key)
+        if isinstance(current, bool):
+            if not isinstance(value, bool):
+                raise ValueError(f"option {key!r} takes true or false")
+        elif isinstance(current, (int, float)) and not isinstance(current, bool):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"option {key!r} takes a number")
+            value = type(current)(value)
+        elif isinstance(current, str):
+            if not isinstance(value, str):
+                raise ValueError(f"option {key!r} takes a string")
+        elif current is None or isinstance(current, tuple):
+            if value is not None and not isinstance(value, list):
+                raise ValueError(f"option {key!r} takes a list of numbers or null")
+            value = None if value is None else tuple(float(x) for x in value)
+        out[key] = value
+    replace(base, **out)  # every key is a field: fails here rather than in a worker
+    return out
+
+
 _SIMPLE = {"random": decide_random, "botagorda": decide_botagorda, "medio": decide_medio}
-_SEARCH: dict[str, Decider] = {"dificil": _search(DIFICIL), "experto": _search(EXPERTO)}
+_SEARCH_CONFIGS = {"dificil": DIFICIL, "experto": EXPERTO}
+_SEARCH: dict[str, Decider] = {name: _search(cfg) for name, cfg in _SEARCH_CONFIGS.items()}
 
 
-def decide(level: str, view: dict[str, Any], seed: int, budget_ms: float | None = None) -> dict[str, Any]:
+def decide(
+    level: str, view: dict[str, Any], seed: int, budget_ms: float | None = None,
+    options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The action a bot of ``level`` takes in ``view`` (JSON, as ``parse_action`` reads it).
 
     ``budget_ms`` is a thinking budget for the search levels, turned into a
     number of playouts by a calibrated rate (so the result stays a pure
     function of view, seed and budget); None means the level's default.
+    ``options`` override fields of a search level's Config (experiments; see
+    :func:`search_options`).
     """
     rng = random.Random(seed)
+    if options and level not in _SEARCH:
+        raise ValueError(f"level {level!r} has no search options")
     if level in _SIMPLE:
         return _SIMPLE[level](view, rng)
     if level in _SEARCH:
-        return _SEARCH[level](view, rng, budget_ms)
+        return _SEARCH[level](view, rng, budget_ms, options)
     raise ValueError(f"unknown bot level {level!r}; levels: {', '.join(LEVELS)}")
 
 
@@ -79,4 +122,4 @@ def decide_cheating(match: Any, seat: int, seed: int, budget_ms: float | None = 
     return cheat_decide(match, seat, random.Random(seed), 200.0 if budget_ms is None else float(budget_ms))
 
 
-__all__ = ["warmup", "CHEATING_LEVELS", "LEVELS", "decide", "decide_cheating", "decide_botagorda", "decide_random"]
+__all__ = ["search_options", "warmup", "CHEATING_LEVELS", "LEVELS", "decide", "decide_cheating", "decide_botagorda", "decide_random"]
