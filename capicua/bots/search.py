@@ -63,6 +63,7 @@ class Config:
     gorda_rollouts: bool = False  # in a deal where a seat is modelled as gorda, its rollouts play heaviest too
     gorda_prior: float = 0.5
     gorda_probe: int = 32
+    gorda_evidence: float = 1.0  # scale of the log Bayes factor (> 1 sharpens the posterior)
 
 
 DIFICIL = Config(budget_ms=40.0, policy=2)
@@ -247,7 +248,8 @@ def _python_scores(
 
 
 def gorda_posteriors(
-    kn: Knowledge, rng: random.Random, probe: int = 32, beta_s: float = 0.3, prior: float = 0.5
+    kn: Knowledge, rng: random.Random, probe: int = 32, beta_s: float = 0.3, prior: float = 0.5,
+    evidence: float = 1.0,
 ) -> tuple[list[float], list[frozenset[int] | None]]:
     """For every opponent, the posterior probability that it plays "botar la
     gorda" (always its heaviest playable tile) rather than a softer player
@@ -257,7 +259,9 @@ def gorda_posteriors(
     The evidence for the hard type is the chance that a hand dealt at random
     from what the seat may hold avoids every excluded tile (hypergeometric);
     for the soft type it is the mean likelihood of the seat's plays over
-    ``probe`` deals consistent with the view."""
+    ``probe`` deals consistent with the view. ``evidence`` scales the log Bayes
+    factor: both hypotheses are crude models of real players, and a scale
+    above 1 pushes the posterior towards 0 or 1 sooner."""
     st = kn.st
     excl = kn.gorda_exclusions()
     post = [0.0] * st.n
@@ -277,7 +281,7 @@ def gorda_posteriors(
         e = excl[s]
         assert e is not None
         log_soft = math.log(acc[s] / probe) if acc[s] > 0 else -745.0
-        z = logit0 + kn.gorda_log_prob(e, s) - log_soft
+        z = logit0 + evidence * (kn.gorda_log_prob(e, s) - log_soft)
         post[s] = 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
     return post, excl
 
@@ -292,7 +296,7 @@ def _samples(
     observed plays (tempered so that the effective sample size stays at least
     ``cfg.min_ess`` of ``k``)."""
     if cfg.gorda and not kn.st.drawing:
-        post, excl = gorda_posteriors(kn, rng, cfg.gorda_probe, 0.3, cfg.gorda_prior)
+        post, excl = gorda_posteriors(kn, rng, cfg.gorda_probe, 0.3, cfg.gorda_prior, cfg.gorda_evidence)
         seats = [s for s in range(kn.st.n) if post[s] > 0.0]
         if seats:
             none: frozenset[int] = frozenset()
