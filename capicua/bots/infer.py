@@ -156,31 +156,15 @@ class Knowledge:
         """log P(observed plays of the other seats | deal) under a softmax over
         the legal tiles with weight exp(beta * pips). Seats in ``skip`` (and
         the seat itself) are not modelled. Draw games are not weighted (0.0)."""
-        if self.st.drawing or beta == 0.0 or not self._plays:
+        if beta == 0.0:
             return 0.0
-        table = self._exp_table(beta)
-        held = [set(h) for h in hands[: self.st.n]]
-        total = 1.0
-        log = math.log
-        for seat, t, fits in self._plays:
-            h = held[seat]
-            h.add(t)
-            if seat in skip:
-                continue
-            legal = h & fits if fits is not None else h
-            if len(legal) <= 1:
-                continue
-            z = 0.0
-            for u in legal:
-                z += table[u]
-            total *= table[t] / z
-            if total < 1e-250:  # keep the product in range
-                return log(total)
-        return log(total)
+        per_seat = self.seat_log_likelihoods(hands, beta)
+        return sum(x for s, x in enumerate(per_seat) if s not in skip)
 
     def seat_log_likelihoods(self, hands: list[list[int]], beta: float) -> list[float]:
-        """Per seat, log P(its observed plays | deal) under the softmax model
-        of :meth:`log_likelihood` (0.0 for seats with no modelled play)."""
+        """Per seat, log P(its observed plays | deal) under a softmax over the
+        tiles that fitted the ends, with weight exp(beta * pips) (0.0 for seats
+        with no modelled play, and in draw games)."""
         out = [0.0] * self.st.n
         if self.st.drawing or not self._plays:
             return out
