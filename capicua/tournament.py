@@ -192,9 +192,13 @@ def run(
     matches: int = 0,
     options_a: Options = None,
     options_b: Options = None,
+    per_hand: bool = False,
 ) -> dict[str, Any]:
     """Play the tournament and return the JSON-able summary. ``options_a`` /
-    ``options_b`` override fields of a search level's Config (experiments)."""
+    ``options_b`` override fields of a search level's Config (experiments).
+    ``per_hand`` adds ``hand_points``: [A points, B points] of every hand in
+    deal order (deal d's two seatings at 2d and 2d + 1), so that two runs on
+    the same seed can be compared deal by deal."""
     for lv in (a, b):
         if lv not in LEVELS and lv not in CHEATING_LEVELS:
             raise ValueError(f"unknown level {lv!r}; levels: {', '.join(LEVELS + CHEATING_LEVELS)}")
@@ -274,6 +278,8 @@ def run(
         "workers": workers,
         "wall_seconds": round(wall, 1),
     }
+    if per_hand:
+        out["hand_points"] = [[pa, pb] for pa, pb in played]
     if matches:
         mw = sum(match_results)
         mlo, mhi = wilson(mw, len(match_results))
@@ -310,11 +316,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--option-a", action="append", default=[], metavar="KEY=VALUE",
                     help="override a search Config field of side A (JSON value), e.g. gorda=false; repeatable")
     ap.add_argument("--option-b", action="append", default=[], metavar="KEY=VALUE")
+    ap.add_argument("--per-hand", action="store_true",
+                    help="add hand_points, every hand's [A, B] points in deal order (for paired comparisons)")
     ns = ap.parse_args(argv)
     try:
         oa, ob = _parse_options(ns.option_a), _parse_options(ns.option_b)
         out = run(ns.preset, ns.a, ns.b, ns.hands, ns.seed, ns.workers, ns.budget_ms_a, ns.budget_ms_b, ns.matches,
-                  oa, ob)
+                  oa, ob, ns.per_hand)
     except ValueError as e:
         print(f"capicua tournament: {e}", file=sys.stderr)
         return 2

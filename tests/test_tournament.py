@@ -41,6 +41,17 @@ def test_main_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["matches_played"] == 1
 
 
+def test_per_hand_points_are_in_deal_order_and_add_up() -> None:
+    out = run("cubano", "medio", "botagorda", hands=3, seed="t", per_hand=True)
+    pts = out["hand_points"]
+    assert len(pts) == 6
+    assert sum(1 for a, b in pts if a > b) == out["a_wins"]
+    assert sum(1 for a, b in pts if b > a) == out["b_wins"]
+    same = run("cubano", "medio", "botagorda", hands=3, seed="t", workers=2, per_hand=True)
+    assert same["hand_points"] == pts
+    assert "hand_points" not in run("cubano", "medio", "botagorda", hands=1, seed="t")
+
+
 def test_main_refuses_unknown_level(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--a", "nobody", "--b", "random", "--hands", "1"]) == 2
 

@@ -154,7 +154,7 @@ def search_decide(view: dict[str, Any], rng: random.Random, cfg: Config) -> dict
         nodes = [0]
         cap = cfg.budget_ms * NODES_PER_MS
         for done, hands in enumerate(samples, 1):
-            vals = solve_root(kn.to_sim(hands), [m for _, m in cands], team, nodes)
+            vals = solve_root(kn.to_sim(hands), [m for _, m in cands], team, nodes, cfg.win_bonus)
             for i, v in enumerate(vals):
                 scores[i] += v
             if nodes[0] > cap and done >= 8:
@@ -345,22 +345,26 @@ def _samples(
 
 
 # ------------------------------------------------------------ exact endgame
-def solve_root(sim: Sim, moves: list[tuple[int, int]], team: int, nodes: list[int] | None = None) -> list[float]:
+def solve_root(
+    sim: Sim, moves: list[tuple[int, int]], team: int, nodes: list[int] | None = None, win_bonus: float = 0.0
+) -> list[float]:
     """Exact value (team margin with best play by both sides, everything
-    visible) of each root move. ``nodes[0]`` counts the positions visited."""
+    visible) of each root move, plus ``win_bonus`` for a won hand (minus it
+    for a lost one). ``nodes[0]`` counts the positions visited."""
     out = []
     counter = nodes if nodes is not None else [0]
     for m in moves:
         c = sim.copy()
         c.play(m)
-        out.append(_ab(c, team, -math.inf, math.inf, counter))
+        out.append(_ab(c, team, -math.inf, math.inf, counter, win_bonus))
     return out
 
 
-def _ab(sim: Sim, team: int, alpha: float, beta: float, nodes: list[int]) -> float:
+def _ab(sim: Sim, team: int, alpha: float, beta: float, nodes: list[int], win_bonus: float = 0.0) -> float:
     nodes[0] += 1
     if sim.over:
-        return sim.margin(team)
+        v = sim.margin(team)
+        return v + win_bonus * ((v > 0) - (v < 0)) if win_bonus else v
     st = sim.st
     seat = sim.turn
     assert seat is not None
@@ -372,7 +376,7 @@ def _ab(sim: Sim, team: int, alpha: float, beta: float, nodes: list[int]) -> flo
         for m in moves:
             c = sim.copy()
             c.play(m)
-            v = max(v, _ab(c, team, alpha, beta, nodes))
+            v = max(v, _ab(c, team, alpha, beta, nodes, win_bonus))
             alpha = max(alpha, v)
             if alpha >= beta:
                 break
@@ -381,7 +385,7 @@ def _ab(sim: Sim, team: int, alpha: float, beta: float, nodes: list[int]) -> flo
     for m in moves:
         c = sim.copy()
         c.play(m)
-        v = min(v, _ab(c, team, alpha, beta, nodes))
+        v = min(v, _ab(c, team, alpha, beta, nodes, win_bonus))
         beta = min(beta, v)
         if alpha >= beta:
             break
