@@ -64,6 +64,10 @@ class Config:
     gorda_prior: float = 0.5
     gorda_probe: int = 32
     gorda_evidence: float = 1.0  # scale of the log Bayes factor (> 1 sharpens the posterior)
+    # The fitted play model (capicua.bots.playmodel): draw ``oversample`` deals
+    # per kept one and keep them in proportion to P(observed plays | deal) ** play_model.
+    play_model: float = 0.0
+    play_model_partner: bool = True  # also weight by the partner's plays
 
 
 DIFICIL = Config(budget_ms=40.0, policy=2)
@@ -125,6 +129,9 @@ def warmup() -> None:
     k = _kernel()
     if k is not None:
         k.warmup()
+        from capicua.fastpath.playlik import warmup as playlik_warmup
+
+        playlik_warmup()
 
 
 def _use_kernel(st: Static) -> bool:
@@ -170,6 +177,10 @@ def search_decide(view: dict[str, Any], rng: random.Random, cfg: Config) -> dict
 def _sample_cost_us(cfg: Config) -> float:
     per = SAMPLE_US + (LIKELIHOOD_US if cfg.beta > 0 and cfg.oversample > 1 else 0.0)
     return per * max(1, cfg.oversample)
+
+
+def _play_model_on(kn: Knowledge, cfg: Config) -> bool:
+    return cfg.play_model > 0.0 and cfg.oversample > 1 and kn.st.line and not kn.st.drawing
 
 
 def _kernel_scores(
@@ -291,17 +302,21 @@ def _samples(
 ) -> list[list[list[int]]]:
     """``k`` deals consistent with the view (with ``cfg.gorda``, drawn under the
     opponent model; ``gmasks`` then receives each deal's bit mask of the seats
-    modelled as gorda in it); with ``cfg.beta`` > 0, drawn from
-    ``k * oversample`` candidates in proportion to the likelihood of the
-    observed plays (tempered so that the effective sample size stays at least
-    ``cfg.min_ess`` of ``k``)."""
+    modelled as gorda in it); with ``cfg.play_model`` (or ``cfg.beta``) > 0,
+    drawn from ``k * oversample`` candidates in proportion to the likelihood
+    of the observed plays (tempered so that the effective sample size stays at
+    least ``cfg.min_ess`` of ``k``)."""
+    play_model = _play_model_on(kn, cfg)
+    weighted = play_model or (cfg.beta > 0.0 and cfg.oversample > 1 and not kn.st.drawing)
+    n_draw = k * cfg.oversample if weighted else k
+    pool: list[list[list[int]]] = []
+    pool_g: list[int] = []
     if cfg.gorda and not kn.st.drawing:
         post, excl = gorda_posteriors(kn, rng, cfg.gorda_probe, 0.3, cfg.gorda_prior, cfg.gorda_evidence)
         seats = [s for s in range(kn.st.n) if post[s] > 0.0]
         if seats:
             none: frozenset[int] = frozenset()
-            out = []
-            for _ in range(k):
+            for _ in range(n_draw):
                 ex = [none] * kn.st.n
                 bits = 0
                 for s in seats:
@@ -309,27 +324,68 @@ def _samples(
                     if e is not None and rng.random() < post[s]:
                         ex[s] = e
                         bits |= 1 << s
-                out.append(kn.sample(rng, ex))
-                if gmasks is not None:
-                    gmasks.append(bits)
-            return out
-    if cfg.beta <= 0.0 or cfg.oversample <= 1 or kn.st.drawing:
-        return [kn.sample(rng) for _ in range(k)]
-    pool = [kn.sample(rng) for _ in range(k * cfg.oversample)]
+                pool.append(kn.sample(rng, ex))
+                pool_g.append(bits)
+    if not pool:
+        pool = [kn.sample(rng) for _ in range(n_draw)]
+        pool_g = [0] * n_draw
+    if not weighted:
+        if gmasks is not None:
+            gmasks.extend(pool_g)
+        return pool
     partner = kn.st.rules.partner_of(kn.me)
-    skip = (partner,) if (partner is not None and not cfg.model_partner) else ()
-    logw = [kn.log_likelihood(h, cfg.beta, skip) for h in pool]
+    if play_model:
+        logw = _play_model_log_weights(kn, pool, cfg, partner)
+    else:
+        skip = (partner,) if (partner is not None and not cfg.model_partner) else ()
+        logw = [kn.log_likelihood(h, cfg.beta, skip) for h in pool]
+    picks = _resample(logw, k, cfg.min_ess, rng)
+    if gmasks is not None:
+        gmasks.extend(pool_g[j] for j in picks)
+    return [pool[j] for j in picks]
+
+
+def _play_model_log_weights(
+    kn: Knowledge, pool: list[list[list[int]]], cfg: Config, partner: int | None
+) -> list[float]:
+    """``cfg.play_model`` x log P(observed plays of the modelled seats | deal), per deal of ``pool``."""
+    import numpy as np
+
+    from capicua.fastpath.playlik import play_log_likelihoods
+
+    from . import playmodel
+
+    st = kn.st
+    seats = {s for s in range(st.n) if s != kn.me and (cfg.play_model_partner or s != partner)}
+    prep = playmodel.prepare(st, kn.view, seats)
+    if prep is None:
+        return [0.0] * len(pool)
+    masks = np.zeros((len(pool), st.n), dtype=np.int64)
+    for i, hands in enumerate(pool):
+        for s in range(st.n):
+            m = 0
+            for t in hands[s]:
+                m |= 1 << t
+            masks[i, s] = m
+    ta, tb, num, dbl = playmodel.tile_arrays(st)
+    ll = play_log_likelihoods(masks, prep, ta, tb, num, dbl)
+    return [float(x) for x in cfg.play_model * ll.sum(axis=1)]
+
+
+def _resample(logw: list[float], k: int, min_ess: float, rng: random.Random) -> list[int]:
+    """``k`` indices drawn in proportion to exp(alpha * logw) (systematic
+    resampling), alpha <= 1 lowered until the effective sample size is at
+    least ``min_ess * k``."""
     top = max(logw)
     rel = [x - top for x in logw]
     alpha = 1.0
     for _ in range(12):
         w = [math.exp(alpha * x) for x in rel]
         ess = sum(w) ** 2 / sum(x * x for x in w)
-        if ess >= cfg.min_ess * k:
+        if ess >= min_ess * k:
             break
         alpha *= 0.6
     total = sum(w)
-    # Systematic resampling: k deals drawn in proportion to their weights.
     step = total / k
     u = rng.random() * step
     out = []
@@ -340,7 +396,7 @@ def _samples(
         while acc < target and j < len(w) - 1:
             j += 1
             acc += w[j]
-        out.append(pool[j])
+        out.append(j)
     return out
 
 

@@ -483,13 +483,60 @@ def _evaluate_moves(
 
 
 @njit(cache=True)
-def _random_hands(R: Any, n: Any, seed: Any, p: Any) -> Any:
-    out = np.zeros((n, RESULT_COLS), dtype=np.int64)
+def _deal(R: Any, rng: Any, order: Any, hands: Any) -> Any:
+    """Shuffle ``order`` into a fresh deal (re-dealt while it is void under the
+    rules), fill ``hands`` with the seats' masks (the boneyard is
+    ``order[players * size:]``) and return (opener, required opening tile or -1)."""
     players = R[P_PLAYERS]
     ntiles = R[P_NTILES]
     size = R[P_HANDSIZE]
     dmask = R[P_DOUBLES]
     opener_rule = R[P_OPENER]
+    while True:
+        for j in range(ntiles - 1, 0, -1):
+            k = _below(rng, j + 1)
+            x = order[j]
+            order[j] = order[k]
+            order[k] = x
+        ok = True
+        anydouble = False
+        for s in range(players):
+            m = np.int64(0)
+            for j in range(s * size, (s + 1) * size):
+                m |= np.int64(1) << order[j]
+            hands[s] = m
+            nd = _popcount(m & dmask)
+            if nd > 0:
+                anydouble = True
+            if R[P_REDEAL5] and nd >= 5:
+                ok = False
+        if opener_rule != 0 and not anydouble:
+            ok = False
+        if ok:
+            break
+    required = -1
+    if opener_rule == 0:
+        opener = _below(rng, players)
+    else:
+        opener = 0
+        best = -1
+        for s in range(players):
+            d = hands[s] & dmask
+            if d != 0:
+                top = 63 - _clz(d)
+                if top > best:
+                    best = top
+                    opener = s
+        if opener_rule == 2:
+            required = best
+    return opener, required
+
+
+@njit(cache=True)
+def _random_hands(R: Any, n: Any, seed: Any, p: Any) -> Any:
+    out = np.zeros((n, RESULT_COLS), dtype=np.int64)
+    players = R[P_PLAYERS]
+    ntiles = R[P_NTILES]
     order = np.arange(ntiles).astype(np.int64)
     hands = np.empty(players, dtype=np.int64)
     totals = np.empty(players, dtype=np.int64)
@@ -499,48 +546,39 @@ def _random_hands(R: Any, n: Any, seed: Any, p: Any) -> Any:
     table[1] = -1
     rng = np.empty(1, dtype=np.uint64)
     _seed(rng, seed, 0xDEA1, 0)
-    dealt = players * size
-    bone = order[dealt:]  # a view: re-filled by every shuffle
-    nb = ntiles - dealt
+    bone = order[players * R[P_HANDSIZE]:]  # a view: re-filled by every shuffle
+    nb = bone.shape[0]
     for i in range(n):
-        while True:
-            for j in range(ntiles - 1, 0, -1):
-                k = _below(rng, j + 1)
-                x = order[j]
-                order[j] = order[k]
-                order[k] = x
-            ok = True
-            anydouble = False
-            for s in range(players):
-                m = np.int64(0)
-                for j in range(s * size, (s + 1) * size):
-                    m |= np.int64(1) << order[j]
-                hands[s] = m
-                nd = _popcount(m & dmask)
-                if nd > 0:
-                    anydouble = True
-                if R[P_REDEAL5] and nd >= 5:
-                    ok = False
-            if opener_rule != 0 and not anydouble:
-                ok = False
-            if ok:
-                break
-        required = -1
-        if opener_rule == 0:
-            opener = _below(rng, players)
-        else:
-            opener = 0
-            best = -1
-            for s in range(players):
-                d = hands[s] & dmask
-                if d != 0:
-                    top = 63 - _clz(d)
-                    if top > best:
-                        best = top
-                        opener = s
-            if opener_rule == 2:
-                required = best
+        opener, required = _deal(R, rng, order, hands)
         _playout(R, hands, bone, nb, 0, table, opener, 0, opener, required, p, -1, 0, rng, totals, tt, out, i)
+    return out
+
+
+@njit(cache=True)
+def _random_hands_smart(R: Any, n: Any, seed: Any, q: Any, W: Any) -> Any:
+    out = np.zeros((n, RESULT_COLS), dtype=np.int64)
+    players = R[P_PLAYERS]
+    ntiles = R[P_NTILES]
+    order = np.arange(ntiles).astype(np.int64)
+    hands = np.empty(players, dtype=np.int64)
+    pm = np.zeros(players, dtype=np.int64)
+    totals = np.empty(players, dtype=np.int64)
+    tt = np.empty(MAX_TEAMS, dtype=np.int64)
+    table = np.zeros(5, dtype=np.int64)
+    table[0] = -1
+    table[1] = -1
+    deal_rng = np.empty(1, dtype=np.uint64)
+    _seed(deal_rng, seed, 0xDEA1, 0)
+    rng = np.empty(1, dtype=np.uint64)
+    _seed(rng, seed, 0xDEA2, 0)
+    bone = order[players * R[P_HANDSIZE]:]
+    nb = bone.shape[0]
+    for i in range(n):
+        opener, required = _deal(R, deal_rng, order, hands)
+        for s in range(players):
+            pm[s] = 0
+        _playout_smart(R, hands, bone, nb, 0, table, opener, 0, opener, required, q, W, pm, 0, -1, 0,
+                       rng, totals, tt, out, i)
     return out
 
 
@@ -712,6 +750,7 @@ def _playout_smart(
                     w &= w - 1
             elif greedy or (mixed and _uniform(rng) < q):
                 myteam = R[OFF_TEAM + turn]
+                Wt = W[myteam]
                 nxt = turn + 1 if turn + 1 < n else 0
                 if R[OFF_TEAM + nxt] == myteam:
                     nxt = -1
@@ -728,13 +767,13 @@ def _playout_smart(
                 while w:
                     i = _cttz(w)
                     if (ml >> i) & 1:
-                        sc = _smart_score(R, W, pm, turn, partner, nxt, prv, h, i, 0, left, right)
+                        sc = _smart_score(R, Wt, pm, turn, partner, nxt, prv, h, i, 0, left, right)
                         if sc > best:
                             best = sc
                             t = i
                             arm = 0
                     if (mr >> i) & 1:
-                        sc = _smart_score(R, W, pm, turn, partner, nxt, prv, h, i, 1, left, right)
+                        sc = _smart_score(R, Wt, pm, turn, partner, nxt, prv, h, i, 1, left, right)
                         if sc > best:
                             best = sc
                             t = i
@@ -1020,10 +1059,16 @@ def evaluate_moves(
 
 
 def _weights(W: Any) -> np.ndarray:
-    w = np.ascontiguousarray(SMART_WEIGHTS if W is None else W, dtype=np.float64)
-    if w.shape != (SW_SIZE,):
-        raise ValueError(f"weights must have {SW_SIZE} entries (SW_* constants)")
-    return w
+    """The policy weights as one row per team, (MAX_TEAMS, SW_SIZE): one
+    vector (SW_SIZE,) is every team's; rows (k, SW_SIZE) are teams 0..k-1's."""
+    w = np.asarray(SMART_WEIGHTS if W is None else W, dtype=np.float64)
+    if w.ndim == 1:
+        w = w[None, :]
+    if w.ndim != 2 or w.shape[1] != SW_SIZE or not 1 <= w.shape[0] <= MAX_TEAMS:
+        raise ValueError(f"weights must have {SW_SIZE} entries (SW_* constants), or one such row per team")
+    if w.shape[0] == 1:
+        return np.ascontiguousarray(np.repeat(w, MAX_TEAMS, axis=0))
+    return np.ascontiguousarray(np.vstack([w, np.repeat(w[-1:], MAX_TEAMS - w.shape[0], axis=0)]))
 
 
 def _passed(passed: Any, players: int) -> np.ndarray:
@@ -1091,6 +1136,16 @@ def random_hands(R: np.ndarray, n: int, seed: int, p: float = 0.0) -> np.ndarray
     return _random_hands(R, int(n), int(seed) & 0x7FFFFFFFFFFFFFFF, float(p))  # type: ignore[no-any-return]
 
 
+def random_hands_smart(R: np.ndarray, n: int, seed: int, q: float = 1.0, weights: Any = None) -> np.ndarray:
+    """``n`` fresh random deals played out by the heuristic policy
+    (:func:`playout_batch_smart`), each team with its own row of ``weights``
+    -> int64 (n, RESULT_COLS). The deals depend on ``seed`` only, not on the
+    play, so two calls with the same seed and the rows swapped replay every
+    deal with the teams' policies exchanged (duplicate deals)."""
+    return _random_hands_smart(  # type: ignore[no-any-return]
+        R, int(n), int(seed) & 0x7FFFFFFFFFFFFFFF, float(q), _weights(weights))
+
+
 def warmup() -> float:
     """Compile (or load from numba's cache) every kernel; returns the seconds it took."""
     from capicua.engine import make_rules
@@ -1098,6 +1153,7 @@ def warmup() -> float:
     t0 = time.perf_counter()
     R = kernel_rules(make_rules("cubano"))
     random_hands(R, 2, 1)
+    random_hands_smart(R, 2, 1)
     hands = np.zeros(4, dtype=np.int64)
     hands[0] = 1
     table = np.array([-1, -1, 0, 0, 0], dtype=np.int64)
@@ -1128,5 +1184,6 @@ __all__ = [
     "playout_batch_smart",
     "position",
     "random_hands",
+    "random_hands_smart",
     "warmup",
 ]
