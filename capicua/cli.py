@@ -1,4 +1,4 @@
-"""Command line: ``capicua serve | sim | replay | verify | bench | tournament``."""
+"""Command line: ``capicua serve | sim | replay | verify | bench | tournament | fit-playmodel``."""
 
 from __future__ import annotations
 
@@ -243,6 +243,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .tournament import main as tournament_main
 
         return int(tournament_main(argv[1:]) or 0)
+    if argv and argv[0] == "fit-playmodel":
+        from .bots.fit_playmodel import main as fit_main
+
+        return int(fit_main(argv[1:]) or 0)
 
     parser = argparse.ArgumentParser(prog="capicua", description="Capicúa: Cuban dominoes")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -259,6 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     vp.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     sub.add_parser("bench", help="playout throughput benchmark")
     sub.add_parser("tournament", help="duplicate-deal bot tournament")
+    sub.add_parser("fit-playmodel", help="fit experto's play model to the search bots' decisions")
     args = parser.parse_args(argv)
 
     if args.command == "serve":

@@ -115,3 +115,51 @@ def test_features_of_a_known_position() -> None:
     assert f["pips"] == 12 and f["data"] == 2 and f["data_other"] == 2 and f["double_next"] == 1
     assert f["table_count"] == 1 and f["covers_opp"] == 1 and f["covers_partner"] == 0
     assert f["partner_passed"] == 0 and f["next_passed"] == 0
+
+
+def test_the_fit_recovers_known_coefficients() -> None:
+    """Decisions drawn from a known softmax: the fitted coefficients come back."""
+    from capicua.bots.fit_playmodel import fit, gain
+
+    rng = np.random.default_rng(1)
+    true = np.array([0.5, -1.0, 2.0])
+    data = []
+    for _ in range(3000):
+        X = rng.normal(size=(int(rng.integers(2, 6)), 3))
+        p = np.exp(X @ true)
+        p /= p.sum()
+        data.append((X, int(rng.choice(len(X), p=p))))
+    w = fit(data, l2=0.01)
+    assert w.tolist() == pytest.approx(true.tolist(), abs=0.15)
+    assert gain(data, w) > gain(data, np.zeros(3)) + 0.2
+
+
+def test_decision_records_point_at_the_chosen_move() -> None:
+    from capicua.bots.fit_playmodel import decision_record
+
+    checked = 0
+    for v in _views("cubano", "medio", 2, "rec"):
+        action = decide("medio", v, 0, None)
+        rec = decision_record(v, action)
+        if rec is None:
+            continue
+        X, c = rec
+        st = static_of(v["rules"])
+        _plays, now = replay(st, v)
+        hand = [st.index(tuple(t)) for t in v["hand"]]
+        t = st.index(tuple(action["tile"]))
+        e = -1 if now.left < 0 else (0 if action["end"] == "left" or now.left == now.right else 1)
+        assert X[c].tolist() == move_features(st, now, hand, t, e)
+        checked += 1
+    assert checked > 10
+
+
+def test_fit_playmodel_command_prints_coefficients(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from capicua.cli import main
+
+    assert main(["fit-playmodel", "--a", "dificil", "--b", "random", "--deals", "6", "--seed", "t"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["coefs"]) == len(FEATURES) and out["decisions"] >= 50
+    assert set(out["decisions_by_level"]) == {"dificil"}
