@@ -109,6 +109,16 @@ def replay(st: Static, view: dict[str, Any]) -> tuple[list[tuple[Context, int, i
     return plays, now
 
 
+def forced_opening(st: Static) -> bool:
+    """Whether the rules can force the opening tile (the highest double): such
+    an opening says nothing about the hand and is not modelled."""
+    r = st.rules
+    return any(
+        o in ("highest_double", "must_play_top_double")
+        for o in (r.first_opener, r.next_opener_after_win, r.next_opener_after_tranque)
+    )
+
+
 def legal_moves(st: Static, ctx: Context, hand: list[int]) -> list[tuple[int, int]]:
     """The distinct moves of ``hand`` in ``ctx`` (one per resulting pair of ends)."""
     if ctx.left < 0:
@@ -195,11 +205,7 @@ def prepare(st: Static, view: dict[str, Any], seats: set[int], coefs: tuple[floa
     import numpy as np
 
     plays, _now = replay(st, view)
-    r = st.rules
-    forced = any(
-        o in ("highest_double", "must_play_top_double")
-        for o in (r.first_opener, r.next_opener_after_win, r.next_opener_after_tranque)
-    )
+    forced = forced_opening(st)
     later = [0] * st.n
     rows: list[tuple[int, int, int, int, int, int, list[list[float]]]] = []
     for ctx, t, e in reversed(plays):
@@ -259,11 +265,7 @@ def log_likelihoods_reference(st: Static, view: dict[str, Any], hands: list[list
     import math
 
     plays, _now = replay(st, view)
-    r = st.rules
-    forced = any(
-        o in ("highest_double", "must_play_top_double")
-        for o in (r.first_opener, r.next_opener_after_win, r.next_opener_after_tranque)
-    )
+    forced = forced_opening(st)
     held = [set(h) for h in hands[: st.n]]
     out = [0.0] * st.n
     for ctx, t, e in reversed(plays):
