@@ -163,3 +163,14 @@ def test_fit_playmodel_command_prints_coefficients(capsys: pytest.CaptureFixture
     out = json.loads(capsys.readouterr().out)
     assert len(out["coefs"]) == len(FEATURES) and out["decisions"] >= 50
     assert set(out["decisions_by_level"]) == {"dificil"}
+
+
+def test_no_partner_terms_outside_partnership_games() -> None:
+    st = static_of(make_rules("all-fives"))  # four players, each for themselves
+    assert st.rules.partner_of(0) is None
+    v = {"history": [{"seat": 0, "play": [5, 5], "end": None}, {"seat": 1, "pass": True}], "turn": 0}
+    _plays, now = replay(st, v)
+    hand = [st.index((5, 6)), st.index((6, 6))]
+    f = dict(zip(FEATURES, move_features(st, now, hand, st.index((5, 6)), 0), strict=True))
+    assert f["partner_passed"] == 0 and f["partner_blocked"] == 0 and f["partner_showed"] == 0
+    assert f["next_passed"] == 0 and f["prev_passed"] == 0  # seat 1 passed on 5, and 6 is left open

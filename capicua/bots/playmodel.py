@@ -137,7 +137,8 @@ def move_features(st: Static, ctx: Context, hand: list[int], t: int, end: int) -
     """``FEATURES`` of playing tile ``t`` on ``end`` from ``hand`` (which holds ``t``)."""
     n = st.n
     me = ctx.seat
-    partner, nxt, prv = (me + 2) % n, (me + 1) % n, (me + n - 1) % n
+    partner = st.rules.partner_of(me)  # None outside partnership games: no partner terms
+    nxt, prv = (me + 1) % n, (me + n - 1) % n
     a, b = st.ta[t], st.tb[t]
     rest = [u for u in hand if u != t]
     ta, tb = st.ta, st.tb
@@ -163,16 +164,18 @@ def move_features(st: Static, ctx: Context, hand: list[int], t: int, end: int) -
         data = holding(outer)
         data_other = holding(other)
         table_count = ctx.table_count[outer] + 1
-    pp, np_, vp = ctx.passed[partner], ctx.passed[nxt], ctx.passed[prv]
+    pp = ctx.passed[partner] if partner is not None else 0
+    p_opened = ctx.opened[partner] if partner is not None else 0
+    np_, vp = ctx.passed[nxt], ctx.passed[prv]
     opp_opened = ctx.opened[nxt] | ctx.opened[prv]
     inner_bit = (1 << inner) if inner >= 0 else 0
     double_next = any(ta[u] == tb[u] and (after >> ta[u]) & 1 for u in rest)
     f = [
         a + b, data, data_other, a == b,
-        bool(opened & pp), (after & ~pp) == 0,
+        bool(opened & pp), partner is not None and (after & ~pp) == 0,
         bool(opened & np_), (after & ~np_) == 0, bool(opened & vp),
-        table_count, bool(opened & ctx.opened[partner]), bool(opened & opp_opened),
-        bool(inner_bit & ctx.opened[partner]), bool(inner_bit & opp_opened), outer == other,
+        table_count, bool(opened & p_opened), bool(opened & opp_opened),
+        bool(inner_bit & p_opened), bool(inner_bit & opp_opened), outer == other,
         double_next,
     ]
     return [float(x) for x in f]
