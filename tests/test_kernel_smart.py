@@ -272,3 +272,20 @@ def test_smart_experto_config_returns_legal_moves() -> None:
         view = match.view(match.turn)  # type: ignore[arg-type]
         action = search_decide(view, random.Random(g), cfg)
         assert action in view["legal"]
+
+
+def test_random_hands_smart_takes_one_weight_row_per_team() -> None:
+    R = K.kernel_rules(make_rules("cubano"))
+    W = np.array(K.SMART_WEIGHTS)
+    one = K.random_hands_smart(R, 300, 4, 1.0, W)
+    assert (K.random_hands_smart(R, 300, 4, 1.0, np.array([W, W])) == one).all()
+    heavy = np.array([1.0, 0, 0, 0, 0, 0, 0, 0])
+    ab = K.random_hands_smart(R, 3000, 4, 1.0, np.array([W, heavy]))
+    ba = K.random_hands_smart(R, 3000, 4, 1.0, np.array([heavy, W]))
+    assert not (ab[:300] == one).all()
+    # duplicate deals: the heuristic team beats pure "botar la gorda" over both seatings
+    wins = int((ab[:, 2] == 0).sum() + (ba[:, 2] == 1).sum())
+    losses = int((ab[:, 2] == 1).sum() + (ba[:, 2] == 0).sum())
+    assert wins > losses
+    with pytest.raises(ValueError):
+        K.random_hands_smart(R, 1, 1, 1.0, np.zeros((2, 3)))

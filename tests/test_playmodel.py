@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,8 +26,10 @@ from capicua.engine import Match, make_rules, parse_action
 from capicua.fastpath.playlik import play_log_likelihoods
 
 
-def _views(preset: str, level: str, hands: int, seed: str) -> list[dict]:
-    out = []
+def _positions(
+    preset: str, level: str, hands: int, seed: str, budget_ms: float | None = None
+) -> Iterator[tuple[Match, dict[str, Any]]]:
+    """(match, view of the seat to play) at every play decision of ``hands`` hands of ``level``."""
     rules = make_rules(preset)
     for h in range(hands):
         m = Match(rules, seed=f"{seed}/{h}")
@@ -35,10 +39,13 @@ def _views(preset: str, level: str, hands: int, seed: str) -> list[dict]:
             s = m.turn
             v = m.view(s)
             if m.phase == "play":
-                out.append(v)
-            m.apply(s, parse_action(decide(level, v, k, None), rules.max_pip))
+                yield m, v
+            m.apply(s, parse_action(decide(level, v, k, budget_ms), rules.max_pip))
             k += 1
-    return out
+
+
+def _views(preset: str, level: str, hands: int, seed: str) -> list[dict[str, Any]]:
+    return [v for _m, v in _positions(preset, level, hands, seed)]
 
 
 def test_coefficients_match_the_features() -> None:
@@ -71,31 +78,23 @@ def test_jit_likelihood_matches_the_reference(preset: str) -> None:
 def test_the_true_deal_is_more_likely_than_a_random_consistent_one() -> None:
     """On the bots' own games the model prefers the real hands: the true deal's
     likelihood beats the median sampled deal's in most positions."""
-    rules = make_rules("cubano")
+    st = static_of(make_rules("cubano"))
     wins = total = 0
     rng = random.Random(3)
-    for h in range(6):
-        m = Match(rules, seed=f"truth/{h}")
-        m.start_hand()
-        k = 0
-        while m.phase in ("play", "redeal_question"):
-            s = m.turn
-            v = m.view(s)
-            if m.phase == "play" and len(v["history"]) >= 16:
-                st = static_of(rules)
-                kn = Knowledge(v)
-                seats = {x for x in range(st.n) if x != s}
-                prep = prepare(st, v, seats)
-                if prep is not None:
-                    true = [[st.index(tuple(t)) for t in m.view(x)["hand"]] for x in range(st.n)]
-                    deals = [true] + [kn.sample(rng) for _ in range(40)]
-                    masks = np.array([[sum(1 << t for t in d[x]) for x in range(st.n)] for d in deals])
-                    ll = play_log_likelihoods(masks, prep, *tile_arrays(st)).sum(axis=1)
-                    if ll[0] != ll[1]:
-                        total += 1
-                        wins += ll[0] > float(np.median(ll[1:]))
-            m.apply(s, parse_action(decide("dificil", v, k, 10.0), rules.max_pip))
-            k += 1
+    for m, v in _positions("cubano", "dificil", 6, "truth", 10.0):
+        if len(v["history"]) < 16:
+            continue
+        kn = Knowledge(v)
+        prep = prepare(st, v, {x for x in range(st.n) if x != kn.me})
+        if prep is None:
+            continue
+        true = [[st.index(tuple(t)) for t in m.view(x)["hand"]] for x in range(st.n)]
+        deals = [true] + [kn.sample(rng) for _ in range(40)]
+        masks = np.array([[sum(1 << t for t in d[x]) for x in range(st.n)] for d in deals])
+        ll = play_log_likelihoods(masks, prep, *tile_arrays(st)).sum(axis=1)
+        if ll[0] != ll[1]:
+            total += 1
+            wins += ll[0] > float(np.median(ll[1:]))
     assert total > 30
     assert wins / total > 0.7
 

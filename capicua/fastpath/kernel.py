@@ -533,20 +533,27 @@ def _deal(R: Any, rng: Any, order: Any, hands: Any) -> Any:
 
 
 @njit(cache=True)
-def _random_hands(R: Any, n: Any, seed: Any, p: Any) -> Any:
-    out = np.zeros((n, RESULT_COLS), dtype=np.int64)
+def _fresh_deal_scratch(R: Any, n: Any) -> Any:
+    """Result rows, the tile order (shuffled into deals), hands and scratch
+    for playing ``n`` fresh deals, and an empty table."""
     players = R[P_PLAYERS]
-    ntiles = R[P_NTILES]
-    order = np.arange(ntiles).astype(np.int64)
+    out = np.zeros((n, RESULT_COLS), dtype=np.int64)
+    order = np.arange(R[P_NTILES]).astype(np.int64)
     hands = np.empty(players, dtype=np.int64)
     totals = np.empty(players, dtype=np.int64)
     tt = np.empty(MAX_TEAMS, dtype=np.int64)
     table = np.zeros(5, dtype=np.int64)
     table[0] = -1
     table[1] = -1
+    return out, order, hands, totals, tt, table
+
+
+@njit(cache=True)
+def _random_hands(R: Any, n: Any, seed: Any, p: Any) -> Any:
+    out, order, hands, totals, tt, table = _fresh_deal_scratch(R, n)
     rng = np.empty(1, dtype=np.uint64)
     _seed(rng, seed, 0xDEA1, 0)
-    bone = order[players * R[P_HANDSIZE]:]  # a view: re-filled by every shuffle
+    bone = order[R[P_PLAYERS] * R[P_HANDSIZE]:]  # a view: re-filled by every shuffle
     nb = bone.shape[0]
     for i in range(n):
         opener, required = _deal(R, rng, order, hands)
@@ -556,17 +563,10 @@ def _random_hands(R: Any, n: Any, seed: Any, p: Any) -> Any:
 
 @njit(cache=True)
 def _random_hands_smart(R: Any, n: Any, seed: Any, q: Any, W: Any) -> Any:
-    out = np.zeros((n, RESULT_COLS), dtype=np.int64)
+    out, order, hands, totals, tt, table = _fresh_deal_scratch(R, n)
     players = R[P_PLAYERS]
-    ntiles = R[P_NTILES]
-    order = np.arange(ntiles).astype(np.int64)
-    hands = np.empty(players, dtype=np.int64)
     pm = np.zeros(players, dtype=np.int64)
-    totals = np.empty(players, dtype=np.int64)
-    tt = np.empty(MAX_TEAMS, dtype=np.int64)
-    table = np.zeros(5, dtype=np.int64)
-    table[0] = -1
-    table[1] = -1
+    # Deals and play draw from separate streams, so the deals depend on the seed only.
     deal_rng = np.empty(1, dtype=np.uint64)
     _seed(deal_rng, seed, 0xDEA1, 0)
     rng = np.empty(1, dtype=np.uint64)
