@@ -244,27 +244,15 @@ def _observed_plays(st: Static, view: dict[str, Any], me: int) -> list[tuple[int
     layouts only (cross layouts return no plays: no weighting there)."""
     if not st.line:
         return []
+    from .playmodel import forced_opening, replay
+
+    forced = forced_opening(st)
+    plays, _now = replay(st, view)
     out = []
-    left = right = -1
-    r = st.rules
-    forced = any(
-        o in ("highest_double", "must_play_top_double")
-        for o in (r.first_opener, r.next_opener_after_win, r.next_opener_after_tranque)
-    )
-    for a in view.get("history") or []:
-        if "play" not in a:
+    for ctx, t, e in plays:
+        if ctx.seat == me or (e < 0 and forced):
             continue
-        x, y = a["play"]
-        t = st.index((x, y))
-        seat = int(a["seat"])
-        if seat != me and not (a["end"] is None and forced):
-            fits = None if left < 0 else frozenset(st.with_num[left]) | frozenset(st.with_num[right])
-            out.append((seat, t, fits))
-        if a["end"] is None:
-            left, right = int(x), int(y)
-        elif a["end"] == "left":
-            left = int(y) if int(x) == left else int(x)
-        else:
-            right = int(y) if int(x) == right else int(x)
+        fits = None if ctx.left < 0 else frozenset(st.with_num[ctx.left]) | frozenset(st.with_num[ctx.right])
+        out.append((ctx.seat, t, fits))
     out.reverse()
     return out

@@ -185,6 +185,20 @@ def _play_model_on(kn: Knowledge, cfg: Config) -> bool:
     return cfg.play_model > 0.0 and cfg.oversample > 1 and kn.st.line and not kn.st.drawing
 
 
+def _hand_masks(deals: list[list[list[int]]], n: int) -> Any:
+    """(len(deals), n) int64 bit masks of the seats' hands in each deal."""
+    import numpy as np
+
+    masks = np.zeros((len(deals), n), dtype=np.int64)
+    for i, hands in enumerate(deals):
+        for s in range(n):
+            m = 0
+            for t in hands[s]:
+                m |= 1 << t
+            masks[i, s] = m
+    return masks
+
+
 def _kernel_scores(
     kn: Knowledge, rng: random.Random, cfg: Config, moves: list[tuple[int, int]], left: int, view: dict[str, Any]
 ) -> list[float]:
@@ -200,13 +214,7 @@ def _kernel_scores(
     gmasks: list[int] = []
     samples = _samples(kn, rng, n_samples, cfg, gmasks)
     n = st.n
-    masks = np.zeros((len(samples), n), dtype=np.int64)
-    for i, hands in enumerate(samples):
-        for s in range(n):
-            m = 0
-            for t in hands[s]:
-                m |= 1 << t
-            masks[i, s] = m
+    masks = _hand_masks(samples, n)
     nb = len(samples[0][n])
     bones = np.array([h[n] for h in samples], dtype=np.int64).reshape(len(samples), nb)
     b = kn.base
@@ -367,13 +375,7 @@ def _play_model_log_weights(
     prep = playmodel.prepare(st, kn.view, seats)
     if prep is None:
         return [0.0] * len(pool)
-    masks = np.zeros((len(pool), st.n), dtype=np.int64)
-    for i, hands in enumerate(pool):
-        for s in range(st.n):
-            m = 0
-            for t in hands[s]:
-                m |= 1 << t
-            masks[i, s] = m
+    masks = _hand_masks(pool, st.n)
     ta, tb, num, dbl = playmodel.tile_arrays(st)
     ll = cfg.play_model * play_log_likelihoods(masks, prep, ta, tb, num, dbl)
     g = np.array(pool_g, dtype=np.int64)
