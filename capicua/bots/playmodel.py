@@ -109,6 +109,17 @@ def replay(st: Static, view: dict[str, Any]) -> tuple[list[tuple[Context, int, i
     return plays, now
 
 
+def public_masks(st: Static, view: dict[str, Any]) -> tuple[list[int], list[int], int]:
+    """Per seat the masks of the numbers it passed on and of the numbers it
+    opened, and the mask of the tiles on the table: the play model's public
+    state, as the kernel's model rollouts take it."""
+    plays, now = replay(st, view)
+    table = 0
+    for _ctx, t, _e in plays:
+        table |= 1 << t
+    return list(now.passed), list(now.opened), table
+
+
 def forced_opening(st: Static) -> bool:
     """Whether the rules can force the opening tile (the highest double): such
     an opening says nothing about the hand and is not modelled."""

@@ -37,6 +37,8 @@ LIKELIHOOD_US = 10.0
 NODES_PER_MS = 150.0
 # The heuristic ("smart") kernel rollout costs this many times a p-policy one.
 K_SMART_FACTOR = 2.7
+# ... and a play-model one (see kernel._model_score) this many.
+K_MODEL_FACTOR = 4.0
 
 
 @dataclass(frozen=True)
@@ -52,9 +54,12 @@ class Config:
     kernel_p: float = 0.75  # kernel rollout: heaviest tile with this probability, else uniform
     model_partner: bool = False  # also weight by the partner's plays
     min_ess: float = 0.3  # temper the weights to keep this share of effective samples
-    # Kernel rollout policy: "p" (heaviest w.p. kernel_p, else uniform) or
-    # "smart" (medio-like score w.p. smart_q, else uniform; kernel.evaluate_moves_smart).
+    # Kernel rollout policy: "p" (heaviest w.p. kernel_p, else uniform),
+    # "smart" (medio-like score w.p. smart_q, else uniform; kernel.evaluate_moves_smart),
+    # "model" (every move drawn from the fitted play model's softmax, coefficients
+    # playmodel.COEFS times model_sharpness) or "model_q" (its best move w.p. smart_q).
     rollout: str = "p"
+    model_sharpness: float = 1.0
     smart_q: float = 0.75
     smart_weights: tuple[float, ...] | None = None  # None: kernel.SMART_WEIGHTS
     # Opponent model "botar la gorda" as hard constraints, applied to each
@@ -207,8 +212,10 @@ def _kernel_scores(
     k = _kernel()
     st = kn.st
     n_per = cfg.n_per_sample
-    smart = cfg.rollout == "smart"
-    per_playout = (K_BASE_US + K_TILE_US * left) * (K_SMART_FACTOR if smart else 1.0)
+    model = cfg.rollout in ("model", "model_q")
+    smart = cfg.rollout == "smart" or model
+    factor = K_MODEL_FACTOR if model else K_SMART_FACTOR if smart else 1.0
+    per_playout = (K_BASE_US + K_TILE_US * left) * factor
     per_sample = _sample_cost_us(cfg) + len(moves) * n_per * per_playout
     n_samples = max(8, int(cfg.budget_ms * 1000.0 / per_sample))
     gmasks: list[int] = []
@@ -225,7 +232,18 @@ def _kernel_scores(
     # Bones are drawn from the front in the kernel (bpos upwards): reverse our pop-order list.
     bones = bones[:, ::-1].copy()
     mv = np.array(moves, dtype=np.int64)
-    if smart:
+    if model:
+        from .playmodel import COEFS, public_masks
+
+        passed, opened, tmask = public_masks(st, view)
+        res = k.evaluate_moves_smart(
+            k.kernel_rules(st.rules), masks, bones, table, int(view["turn"]), b.passes,
+            int(view.get("opener") or 0), -1, 0, mv, n_per, rng.getrandbits(62), cfg.smart_q,
+            [c * cfg.model_sharpness for c in (cfg.smart_weights or COEFS)], passed,
+            np.array(gmasks, dtype=np.int64) if cfg.gorda_rollouts and gmasks else None,
+            opened, tmask, cfg.rollout == "model",
+        )
+    elif smart:
         res = k.evaluate_moves_smart(
             k.kernel_rules(st.rules), masks, bones, table, int(view["turn"]), b.passes,
             int(view.get("opener") or 0), -1, 0, mv, n_per, rng.getrandbits(62), cfg.smart_q,

@@ -562,10 +562,14 @@ def _random_hands(R: Any, n: Any, seed: Any, p: Any) -> Any:
 
 
 @njit(cache=True)
-def _random_hands_smart(R: Any, n: Any, seed: Any, q: Any, W: Any) -> Any:
+def _random_hands_smart(R: Any, n: Any, seed: Any, q: Any, W: Any, soft: Any) -> Any:
     out, order, hands, totals, tt, table = _fresh_deal_scratch(R, n)
     players = R[P_PLAYERS]
     pm = np.zeros(players, dtype=np.int64)
+    om = np.zeros(players, dtype=np.int64)
+    tm = np.zeros(1, dtype=np.int64)
+    buf = np.empty(128, dtype=np.float64)
+    ibuf = np.empty(128, dtype=np.int64)
     # Deals and play draw from separate streams, so the deals depend on the seed only.
     deal_rng = np.empty(1, dtype=np.uint64)
     _seed(deal_rng, seed, 0xDEA1, 0)
@@ -577,8 +581,10 @@ def _random_hands_smart(R: Any, n: Any, seed: Any, q: Any, W: Any) -> Any:
         opener, required = _deal(R, deal_rng, order, hands)
         for s in range(players):
             pm[s] = 0
-        _playout_smart(R, hands, bone, nb, 0, table, opener, 0, opener, required, q, W, pm, 0, -1, 0,
-                       rng, totals, tt, out, i)
+            om[s] = 0
+        tm[0] = 0
+        _playout_smart(R, hands, bone, nb, 0, table, opener, 0, opener, required, q, W, pm, om, tm, soft,
+                       buf, ibuf, 0, -1, 0, rng, totals, tt, out, i)
     return out
 
 
@@ -655,6 +661,96 @@ def _smart_score(R: Any, W: Any, pm: Any, seat: Any, partner: Any, nxt: Any, prv
     return s
 
 
+# The fitted play model (capicua.bots.playmodel) as a rollout policy: the
+# same 16 features (``MODEL_SIZE`` weights in ``playmodel.FEATURES`` order),
+# computed from bit masks. ``om`` holds per seat the numbers it opened, ``tmask``
+# the tiles on the table; the tests check every score against
+# ``playmodel.move_score``.
+MODEL_SIZE = 16
+
+
+@njit(inline="always")
+def _model_score(R: Any, W: Any, pm: Any, om: Any, tmask: Any, partner: Any, nxt: Any, prv: Any,
+                 h: Any, t: Any, arm: Any, left: Any, right: Any) -> Any:
+    a = R[OFF_A + t]
+    b = R[OFF_B + t]
+    one = np.int64(1)
+    rest = h ^ (one << t)
+    if left < 0:
+        opened = (one << a) | (one << b)
+        after = opened
+        data = _popcount(rest & (R[OFF_NUM + a] | R[OFF_NUM + b]))
+        data_other = 0
+        inner_bit = np.int64(0)
+        same = False
+        tc = _popcount(tmask & R[OFF_NUM + a])
+        near = R[OFF_NUM + a] | R[OFF_NUM + b]
+    else:
+        if arm == 0:
+            inner = left
+            other = right
+        else:
+            inner = right
+            other = left
+        outer = b if a == inner else a
+        opened = one << outer
+        after = opened | (one << other)
+        data = _popcount(rest & R[OFF_NUM + outer])
+        data_other = _popcount(rest & R[OFF_NUM + other])
+        inner_bit = one << inner
+        same = outer == other
+        tc = _popcount(tmask & R[OFF_NUM + outer]) + 1
+        near = R[OFF_NUM + outer] | R[OFF_NUM + other]
+    s = W[0] * (a + b) + W[1] * data + W[2] * data_other + W[9] * tc
+    if a == b:
+        s += W[3]
+    po = np.int64(0)
+    if partner >= 0:
+        pp = pm[partner]
+        po = om[partner]
+        if opened & pp:
+            s += W[4]
+        if (after & ~pp) == 0:
+            s += W[5]
+    np_ = pm[nxt]
+    if opened & np_:
+        s += W[6]
+    if (after & ~np_) == 0:
+        s += W[7]
+    if opened & pm[prv]:
+        s += W[8]
+    oo = om[nxt] | om[prv]
+    if opened & po:
+        s += W[10]
+    if opened & oo:
+        s += W[11]
+    if inner_bit & po:
+        s += W[12]
+    if inner_bit & oo:
+        s += W[13]
+    if same:
+        s += W[14]
+    if rest & R[P_DOUBLES] & near:
+        s += W[15]
+    return s
+
+
+@njit(cache=True)
+def _model_scores(R: Any, W: Any, pm: Any, om: Any, tmask: Any, turn: Any, h: Any, left: Any, right: Any,
+                  moves: Any) -> Any:
+    n = R[P_PLAYERS]
+    nxt = turn + 1 if turn + 1 < n else 0
+    prv = turn - 1 if turn > 0 else n - 1
+    partner = -1
+    if n == 4 and R[P_TEAMS] == 2:
+        partner = turn + 2 if turn + 2 < n else turn + 2 - n
+    out = np.empty(moves.shape[0], dtype=np.float64)
+    for k in range(moves.shape[0]):
+        out[k] = _model_score(R, W, pm, om, tmask, partner, nxt, prv, h, moves[k, 0], max(0, moves[k, 1]),
+                              left, right)
+    return out
+
+
 @njit(cache=True)
 def _playout_smart(
     R: Any,
@@ -670,6 +766,11 @@ def _playout_smart(
     q: Any,
     W: Any,
     pm: Any,
+    om: Any,
+    tm: Any,
+    soft: Any,
+    buf: Any,
+    ibuf: Any,
     gs: Any,
     forced_t: Any,
     forced_arm: Any,
@@ -680,7 +781,12 @@ def _playout_smart(
     row: Any,
 ) -> None:
     """:func:`_playout` with the heuristic policy; ``pm`` (per-seat masks of
-    numbers passed on) is scratch and is updated on every pass."""
+    numbers passed on) is scratch and is updated on every pass. With
+    ``MODEL_SIZE`` weights per team the score is the play model's
+    (:func:`_model_score`; ``om``, per-seat masks of the numbers opened, and
+    ``tm[0]``, the mask of tiles on the table, are scratch updated on every
+    play), and ``soft`` samples the move from the model's softmax instead of
+    taking the best w.p. ``q``; ``buf`` / ``ibuf`` are scratch for that."""
     n = R[P_PLAYERS]
     drawing = R[P_DRAWING]
     reserve = R[P_RESERVE]
@@ -692,6 +798,7 @@ def _playout_smart(
     right = table[1]
     dl = table[2] != 0
     dr = table[3] != 0
+    model = W.shape[1] == MODEL_SIZE
     greedy = q >= 1.0
     mixed = q > 0.0 and q < 1.0
     while True:
@@ -748,6 +855,48 @@ def _playout_smart(
                         t = i
                         arm = 0 if (ml >> i) & 1 else 1
                     w &= w - 1
+            elif model and soft:
+                # A move drawn from the play model's softmax over distinct moves.
+                Wt = W[R[OFF_TEAM + turn]]
+                nxt = turn + 1 if turn + 1 < n else 0
+                prv = turn - 1 if turn > 0 else n - 1
+                partner = -1
+                if pairs:
+                    partner = turn + 2 if turn + 2 < n else turn + 2 - n
+                if left == right:
+                    mr = np.int64(0)  # the same move on either end
+                tmask = tm[0]
+                m = 0
+                best = -1e300
+                w = u
+                while w:
+                    i = _cttz(w)
+                    if (ml >> i) & 1:
+                        sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 0, left, right)
+                        buf[m] = sc
+                        ibuf[m] = 2 * i
+                        m += 1
+                        if sc > best:
+                            best = sc
+                    if (mr >> i) & 1:
+                        sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 1, left, right)
+                        buf[m] = sc
+                        ibuf[m] = 2 * i + 1
+                        m += 1
+                        if sc > best:
+                            best = sc
+                    w &= w - 1
+                z = 0.0
+                for j in range(m):
+                    buf[j] = np.exp(buf[j] - best)
+                    z += buf[j]
+                x = _uniform(rng) * z
+                j = 0
+                while j < m - 1 and x >= buf[j]:
+                    x -= buf[j]
+                    j += 1
+                t = ibuf[j] >> 1
+                arm = ibuf[j] & 1
             elif greedy or (mixed and _uniform(rng) < q):
                 myteam = R[OFF_TEAM + turn]
                 Wt = W[myteam]
@@ -764,16 +913,27 @@ def _playout_smart(
                 arm = 0
                 best = -1e300
                 w = u
+                if model:
+                    # The play model's own notion of seats (as playmodel.move_features).
+                    nxt = turn + 1 if turn + 1 < n else 0
+                    prv = turn - 1 if turn > 0 else n - 1
+                tmask = tm[0]
                 while w:
                     i = _cttz(w)
                     if (ml >> i) & 1:
-                        sc = _smart_score(R, Wt, pm, turn, partner, nxt, prv, h, i, 0, left, right)
+                        if model:
+                            sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 0, left, right)
+                        else:
+                            sc = _smart_score(R, Wt, pm, turn, partner, nxt, prv, h, i, 0, left, right)
                         if sc > best:
                             best = sc
                             t = i
                             arm = 0
                     if (mr >> i) & 1:
-                        sc = _smart_score(R, Wt, pm, turn, partner, nxt, prv, h, i, 1, left, right)
+                        if model:
+                            sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 1, left, right)
+                        else:
+                            sc = _smart_score(R, Wt, pm, turn, partner, nxt, prv, h, i, 1, left, right)
                         if sc > best:
                             best = sc
                             t = i
@@ -806,12 +966,16 @@ def _playout_smart(
         a = R[OFF_A + t]
         b = R[OFF_B + t]
         capicua = False
+        if model:
+            tm[0] |= np.int64(1) << t
         if left < 0:
             left = a
             right = b
             dl = a == b
             dr = dl
             count = a + b
+            if model:
+                om[turn] |= (np.int64(1) << a) | (np.int64(1) << b)
         else:
             if arm == 0:
                 inner = left
@@ -828,6 +992,8 @@ def _playout_smart(
                 right = outer
                 dr = a == b
             count = (2 * left if dl else left) + (2 * right if dr else right)
+            if model:
+                om[turn] |= np.int64(1) << outer
         if in_play != 0:
             if count > 0 and (count % 5 == 0 or (in_play == 2 and count % 3 == 0)):
                 out[row, 5 + R[OFF_TEAM + turn]] += count
@@ -840,12 +1006,16 @@ def _playout_smart(
 @njit(cache=True)
 def _playout_batch_smart(
     R: Any, hands: Any, table: Any, turn: Any, passes: Any, opener: Any, required: Any,
-    bone: Any, bpos: Any, n: Any, seed: Any, q: Any, W: Any, passed: Any,
+    bone: Any, bpos: Any, n: Any, seed: Any, q: Any, W: Any, passed: Any, opened: Any, tmask: Any, soft: Any,
 ) -> Any:
     out = np.zeros((n, RESULT_COLS), dtype=np.int64)
     players = R[P_PLAYERS]
     work = np.empty(players, dtype=np.int64)
     pm = np.empty(players, dtype=np.int64)
+    om = np.empty(players, dtype=np.int64)
+    tm = np.empty(1, dtype=np.int64)
+    buf = np.empty(128, dtype=np.float64)
+    ibuf = np.empty(128, dtype=np.int64)
     totals = np.empty(players, dtype=np.int64)
     tt = np.empty(MAX_TEAMS, dtype=np.int64)
     rng = np.empty(1, dtype=np.uint64)
@@ -855,8 +1025,10 @@ def _playout_batch_smart(
         for s in range(players):
             work[s] = hands[s]
             pm[s] = passed[s]
-        _playout_smart(R, work, bone, nb, bpos, table, turn, passes, opener, required, q, W, pm, 0, -1, 0,
-                       rng, totals, tt, out, i)
+            om[s] = opened[s]
+        tm[0] = tmask
+        _playout_smart(R, work, bone, nb, bpos, table, turn, passes, opener, required, q, W, pm, om, tm, soft,
+                       buf, ibuf, 0, -1, 0, rng, totals, tt, out, i)
     return out
 
 
@@ -864,6 +1036,7 @@ def _playout_batch_smart(
 def _evaluate_moves_smart(
     R: Any, samples: Any, boneyards: Any, table: Any, turn: Any, passes: Any, opener: Any,
     required: Any, bpos: Any, moves: Any, n_per: Any, seed: Any, q: Any, W: Any, passed: Any, gseats: Any,
+    opened: Any, tmask: Any, soft: Any,
 ) -> Any:
     S = samples.shape[0]
     M = moves.shape[0]
@@ -874,6 +1047,10 @@ def _evaluate_moves_smart(
     out = np.zeros((1, RESULT_COLS), dtype=np.int64)
     work = np.empty(players, dtype=np.int64)
     pm = np.empty(players, dtype=np.int64)
+    om = np.empty(players, dtype=np.int64)
+    tm = np.empty(1, dtype=np.int64)
+    buf = np.empty(128, dtype=np.float64)
+    ibuf = np.empty(128, dtype=np.int64)
     totals = np.empty(players, dtype=np.int64)
     tt = np.empty(MAX_TEAMS, dtype=np.int64)
     rng = np.empty(1, dtype=np.uint64)
@@ -886,8 +1063,11 @@ def _evaluate_moves_smart(
                 for x in range(players):
                     work[x] = samples[s, x]
                     pm[x] = passed[x]
+                    om[x] = opened[x]
+                tm[0] = tmask
                 _playout_smart(
-                    R, work, bone, nb, bpos, table, turn, passes, opener, required, q, W, pm, gseats[s],
+                    R, work, bone, nb, bpos, table, turn, passes, opener, required, q, W, pm, om, tm, soft,
+                    buf, ibuf, gseats[s],
                     moves[m, 0], moves[m, 1], rng, totals, tt, out, 0,
                 )
                 mine = out[0, 5 + me]
@@ -1059,13 +1239,16 @@ def evaluate_moves(
 
 
 def _weights(W: Any) -> np.ndarray:
-    """The policy weights as one row per team, (MAX_TEAMS, SW_SIZE): one
-    vector (SW_SIZE,) is every team's; rows (k, SW_SIZE) are teams 0..k-1's."""
+    """The policy weights as one row per team, (MAX_TEAMS, width): one
+    vector (width,) is every team's; rows (k, width) are teams 0..k-1's. The
+    width is SW_SIZE (the heuristic score, ``SW_*``) or MODEL_SIZE (the play
+    model's features, ``capicua.bots.playmodel.FEATURES``)."""
     w = np.asarray(SMART_WEIGHTS if W is None else W, dtype=np.float64)
     if w.ndim == 1:
         w = w[None, :]
-    if w.ndim != 2 or w.shape[1] != SW_SIZE or not 1 <= w.shape[0] <= MAX_TEAMS:
-        raise ValueError(f"weights must have {SW_SIZE} entries (SW_* constants), or one such row per team")
+    if w.ndim != 2 or w.shape[1] not in (SW_SIZE, MODEL_SIZE) or not 1 <= w.shape[0] <= MAX_TEAMS:
+        raise ValueError(f"weights must have {SW_SIZE} entries (SW_* constants) or {MODEL_SIZE} "
+                         "(play-model features), or one such row per team")
     if w.shape[0] == 1:
         return np.ascontiguousarray(np.repeat(w, MAX_TEAMS, axis=0))
     return np.ascontiguousarray(np.vstack([w, np.repeat(w[-1:], MAX_TEAMS - w.shape[0], axis=0)]))
@@ -1089,14 +1272,19 @@ def passed_masks(passed_on: Any) -> np.ndarray:
 def playout_batch_smart(
     R: np.ndarray, hands: Any, table: Any, turn: int, passes: int, opener: int, required: int,
     boneyard: Any, bpos: int, n: int, seed: int, q: float = 0.75, weights: Any = None, passed: Any = None,
+    opened: Any = None, table_mask: int = 0, soft: bool = False,
 ) -> np.ndarray:
     """:func:`playout_batch` with the heuristic ("medio-like") rollout policy:
-    the best-scoring move w.p. ``q``, else a uniform one (see ``SW_*``)."""
+    the best-scoring move w.p. ``q``, else a uniform one (see ``SW_*``).
+    With MODEL_SIZE ``weights`` the score is the play model's; ``opened``
+    (per-seat masks of the numbers each seat opened) and ``table_mask`` (the
+    tiles on the table) give its public state at the root, and ``soft`` draws
+    every move from the model's softmax (``q`` unused)."""
     players = int(R[P_PLAYERS])
     return _playout_batch_smart(  # type: ignore[no-any-return]
         R, _i64(hands, 1), _i64(table, 1), int(turn), int(passes), int(opener), int(required),
         _i64(boneyard, 1), int(bpos), int(n), int(seed) & 0x7FFFFFFFFFFFFFFF, float(q),
-        _weights(weights), _passed(passed, players),
+        _weights(weights), _passed(passed, players), _passed(opened, players), int(table_mask), bool(soft),
     )
 
 
@@ -1104,12 +1292,14 @@ def evaluate_moves_smart(
     R: np.ndarray, samples: Any, boneyards: Any, table: Any, turn: int, passes: int, opener: int,
     required: int, bpos: int, moves: Any, n_per_sample: int, seed: int, q: float = 0.75,
     weights: Any = None, passed: Any = None, gorda_seats: Any = None,
+    opened: Any = None, table_mask: int = 0, soft: bool = False,
 ) -> np.ndarray:
     """:func:`evaluate_moves` with the heuristic rollout policy of
     :func:`playout_batch_smart`; ``passed``: per-seat masks of the numbers each
     seat has passed on at the root (:func:`passed_masks`); ``gorda_seats``: per
     sample, a bit mask of the seats that play their heaviest tile instead
-    (the opponent model of ``capicua.bots.search``; None: no seat)."""
+    (the opponent model of ``capicua.bots.search``; None: no seat);
+    ``opened``, ``table_mask``, ``soft``: as :func:`playout_batch_smart`."""
     samples = _i64(samples, 2)
     boneyards = np.ascontiguousarray(boneyards, dtype=np.int64)
     if boneyards.ndim == 1 and boneyards.size == 0:
@@ -1127,8 +1317,22 @@ def evaluate_moves_smart(
         R, samples, boneyards, _i64(table, 1), int(turn), int(passes), int(opener), int(required),
         int(bpos), moves, int(n_per_sample), int(seed) & 0x7FFFFFFFFFFFFFFF, float(q),
         _weights(weights), _passed(passed, players),
-        gs,
+        gs, _passed(opened, players), int(table_mask), bool(soft),
     )
+
+
+def model_scores(R: np.ndarray, weights: Any, passed: Any, opened: Any, table_mask: int, turn: int,
+                 hand: int, left: int, right: int, moves: Any) -> np.ndarray:
+    """The rollout policy's play-model score of each of ``moves`` ((M, 2):
+    tile, end 0/1, or -1 for the opening) for seat ``turn`` holding the mask
+    ``hand``; what the tests compare with ``playmodel.move_score``."""
+    players = int(R[P_PLAYERS])
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    if w.shape != (MODEL_SIZE,):
+        raise ValueError(f"weights must have {MODEL_SIZE} entries")
+    return _model_scores(  # type: ignore[no-any-return]
+        R, w, _passed(passed, players), _passed(opened, players), int(table_mask), int(turn), int(hand),
+        int(left), int(right), _i64(moves, 2))
 
 
 def random_hands(R: np.ndarray, n: int, seed: int, p: float = 0.0) -> np.ndarray:
@@ -1136,14 +1340,15 @@ def random_hands(R: np.ndarray, n: int, seed: int, p: float = 0.0) -> np.ndarray
     return _random_hands(R, int(n), int(seed) & 0x7FFFFFFFFFFFFFFF, float(p))  # type: ignore[no-any-return]
 
 
-def random_hands_smart(R: np.ndarray, n: int, seed: int, q: float = 1.0, weights: Any = None) -> np.ndarray:
+def random_hands_smart(R: np.ndarray, n: int, seed: int, q: float = 1.0, weights: Any = None,
+                       soft: bool = False) -> np.ndarray:
     """``n`` fresh random deals played out by the heuristic policy
     (:func:`playout_batch_smart`), each team with its own row of ``weights``
     -> int64 (n, RESULT_COLS). The deals depend on ``seed`` only, not on the
     play, so two calls with the same seed and the rows swapped replay every
     deal with the teams' policies exchanged (duplicate deals)."""
     return _random_hands_smart(  # type: ignore[no-any-return]
-        R, int(n), int(seed) & 0x7FFFFFFFFFFFFFFF, float(q), _weights(weights))
+        R, int(n), int(seed) & 0x7FFFFFFFFFFFFFFF, float(q), _weights(weights), bool(soft))
 
 
 def warmup() -> float:
@@ -1172,6 +1377,7 @@ __all__ = [
     "KIND_TIE",
     "KIND_TRANQUE",
     "MAX_TEAMS",
+    "MODEL_SIZE",
     "Position",
     "RESULT_COLS",
     "SMART_WEIGHTS",
@@ -1179,6 +1385,7 @@ __all__ = [
     "evaluate_moves",
     "evaluate_moves_smart",
     "kernel_rules",
+    "model_scores",
     "passed_masks",
     "playout_batch",
     "playout_batch_smart",
