@@ -153,26 +153,3 @@ def test_soft_model_rollouts_follow_the_scores() -> None:
     wins = int((ab[:, 2] == 0).sum() + (ba[:, 2] == 1).sum())
     losses = int((ab[:, 2] == 1).sum() + (ba[:, 2] == 0).sum())
     assert wins > 1.2 * losses
-
-
-@pytest.mark.parametrize("rollout", ["model", "model_q"])
-def test_model_rollout_experto_returns_legal_moves(rollout: str) -> None:
-    from dataclasses import replace
-
-    from capicua.bots.search import EXPERTO, search_decide
-
-    cfg = replace(EXPERTO, budget_ms=10.0, rollout=rollout, endgame_tiles=0)
-    rng = random.Random(5)
-    for g in range(6):
-        match = Match(make_rules("cubano"), seed=f"model-experto-{g}")
-        match.start_hand()
-        for _ in range(rng.randrange(0, 20)):
-            if match.phase != "play":
-                break
-            match.apply(match.turn, rng.choice(match.legal_moves()))  # type: ignore[arg-type]
-        if match.phase != "play":
-            continue
-        view = match.view(match.turn)  # type: ignore[arg-type]
-        action = search_decide(view, random.Random(g), cfg)
-        assert action in view["legal"]
-        assert search_decide(view, random.Random(g), cfg) == action

@@ -252,13 +252,17 @@ def test_passed_masks() -> None:
     assert K.passed_masks([[0, 3], [], [9], [3, 3]]).tolist() == [9, 0, 512, 8]
 
 
-def test_smart_experto_config_returns_legal_moves() -> None:
+@pytest.mark.parametrize("rollout", ["smart", "model", "model_q"])
+def test_experto_rollout_policies_return_legal_moves(rollout: str) -> None:
+    """experto with each kernel rollout policy (heuristic, play model drawn
+    from its softmax, play model best w.p. q) picks a legal move, the same
+    one again from the same generator state."""
     from dataclasses import replace
 
     from capicua.bots.search import EXPERTO, search_decide
     from capicua.engine import Match
 
-    cfg = replace(EXPERTO, budget_ms=10.0, rollout="smart", endgame_tiles=0)
+    cfg = replace(EXPERTO, budget_ms=10.0, rollout=rollout, endgame_tiles=0)
     rng = random.Random(5)
     for g in range(6):
         match = Match(make_rules("cubano"), seed=f"smart-experto-{g}")
@@ -272,6 +276,7 @@ def test_smart_experto_config_returns_legal_moves() -> None:
         view = match.view(match.turn)  # type: ignore[arg-type]
         action = search_decide(view, random.Random(g), cfg)
         assert action in view["legal"]
+        assert search_decide(view, random.Random(g), cfg) == action
 
 
 def test_random_hands_smart_takes_one_weight_row_per_team() -> None:
