@@ -236,23 +236,21 @@ def _kernel_scores(
     # Bones are drawn from the front in the kernel (bpos upwards): reverse our pop-order list.
     bones = bones[:, ::-1].copy()
     mv = np.array(moves, dtype=np.int64)
-    if model:
-        from .playmodel import COEFS, public_masks
+    if smart:
+        if model:
+            from .playmodel import COEFS, public_masks
 
-        passed, opened, tmask = public_masks(st, view)
+            passed, opened, tmask = public_masks(st, view)
+            weights: Any = [c * cfg.model_sharpness for c in (cfg.smart_weights or COEFS)]
+        else:
+            passed, opened, tmask = list(k.passed_masks(view["passed_on"])), None, 0
+            weights = cfg.smart_weights
         res = k.evaluate_moves_smart(
             k.kernel_rules(st.rules), masks, bones, table, int(view["turn"]), b.passes,
             int(view.get("opener") or 0), -1, 0, mv, n_per, rng.getrandbits(62), cfg.smart_q,
-            [c * cfg.model_sharpness for c in (cfg.smart_weights or COEFS)], passed,
+            weights, passed,
             np.array(gmasks, dtype=np.int64) if cfg.gorda_rollouts and gmasks else None,
             opened, tmask, cfg.rollout == "model",
-        )
-    elif smart:
-        res = k.evaluate_moves_smart(
-            k.kernel_rules(st.rules), masks, bones, table, int(view["turn"]), b.passes,
-            int(view.get("opener") or 0), -1, 0, mv, n_per, rng.getrandbits(62), cfg.smart_q,
-            cfg.smart_weights, k.passed_masks(view["passed_on"]),
-            np.array(gmasks, dtype=np.int64) if cfg.gorda_rollouts and gmasks else None,
         )
     else:
         res = k.evaluate_moves(
