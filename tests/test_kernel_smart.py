@@ -85,12 +85,29 @@ def _score(r, W, pm, seat, h, t, end, ends):  # type: ignore[no-untyped-def]
     return s
 
 
-def _reference(st: FastState, W, pm: list[int], first=None, gorda: int = 0):  # type: ignore[no-untyped-def]
+def _model_score(r, W, pm, om, tmask, seat, h, t, end, ends):  # type: ignore[no-untyped-def]
+    """The play model's score (``playmodel.move_score``) from the masks the kernel keeps."""
+    from capicua.bots.playmodel import Context, move_score
+    from capicua.bots.sim import static_of
+
+    tc = [sum(1 for u in range(r.n_tiles) if (tmask >> u) & 1 and v in (r.tile_a[u], r.tile_b[u]))
+          for v in range(r.max_pip + 1)]
+    hand = [u for u in range(r.n_tiles) if (h >> u) & 1]
+    ctx = Context(seat, ends[0], ends[1], pm, om, tc)
+    return move_score(static_of(r.rules), ctx, hand, t, end, tuple(W))
+
+
+def _reference(st: FastState, W, pm: list[int], first=None, gorda: int = 0,  # type: ignore[no-untyped-def]
+               om: list[int] | None = None, tmask: int = 0):
     """Finish ``st`` (a copy) with the q=1 heuristic policy; passes update ``pm``.
     Seats in the bit mask ``gorda`` play their heaviest tile instead (the
-    lowest tile index among equals, on the left end when it fits there)."""
+    lowest tile index among equals, on the left end when it fits there).
+    With ``MODEL_SIZE`` weights the score is the play model's, which also
+    reads ``om`` (numbers each seat opened) and ``tmask`` (tiles on the table)."""
     st = st.copy()
     pm = list(pm)
+    om = list(om or [0] * st.r.players)
+    model = len(W) == K.MODEL_SIZE
     r = st.r
     n = r.players
     while st.result is None:
@@ -110,9 +127,16 @@ def _reference(st: FastState, W, pm: list[int], first=None, gorda: int = 0):  # 
             ends = list(st.ends[:2]) if st.center >= 0 else [-1, -1]
             best, mv = -1e300, None
             for t, end in legal:
-                sc = _score(r, W, pm, seat, st.hands[seat], t, end, ends)
+                if model:
+                    sc = _model_score(r, W, pm, om, tmask, seat, st.hands[seat], t, end, ends)
+                else:
+                    sc = _score(r, W, pm, seat, st.hands[seat], t, end, ends)
                 if sc > best:
                     best, mv = sc, (t, end)
+        t, end = mv
+        a, b = r.tile_a[t], r.tile_b[t]
+        om[seat] |= ((1 << a) | (1 << b)) if st.center < 0 else 1 << (b if a == st.ends[end] else a)
+        tmask |= 1 << t
         st.play(mv)
         if st.result is None:
             s = (seat + 1) % n
@@ -171,6 +195,29 @@ def test_smart_playout_matches_python_reference(preset: str, options: dict[str, 
         want[5:] = [x - y for x, y in zip(want[5:], base_in_play, strict=True)]
         assert [int(x) for x in out[0]] == want, (preset, i)
         assert [int(x) for x in out[1]] == want  # deterministic at q = 1
+
+
+@pytest.mark.parametrize("preset", ["cubano", "la-plaza", "draw", "all-fives"])
+def test_greedy_model_playout_matches_python_reference(preset: str) -> None:
+    """The play-model policy (MODEL_SIZE weights) at q = 1, with root masks of
+    opened numbers and table tiles, plays the reference's hand."""
+    from capicua.bots.playmodel import COEFS
+    from capicua.bots.sim import static_of
+
+    rules = make_rules(preset)
+    R = K.kernel_rules(rules)
+    assert list(static_of(rules).ta) == list(fast_rules(rules).tile_a)
+    rng = random.Random(f"model-ref-{preset}")
+    for i, (st, pm) in enumerate(_positions(rules, 30, f"model-{preset}")):
+        om = [rng.getrandbits(rules.max_pip + 1) if rng.random() < 0.5 else 0 for _ in range(rules.players)]
+        held = sum(st.hands)
+        tmask = sum(1 << u for u in range(st.r.n_tiles) if not (held >> u) & 1 and rng.random() < 0.5)
+        pos = K.position(st)
+        out = K.playout_batch_smart(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
+                                    pos.boneyard, pos.bpos, 1, seed=i, q=1.0, weights=COEFS, passed=pm,
+                                    opened=om, table_mask=tmask)
+        res, end = _reference(st, COEFS, pm, om=om, tmask=tmask)
+        assert [int(x) for x in out[0, :5]] == _row(res, end)[:5], (preset, i)
 
 
 @pytest.mark.parametrize("preset", ["cubano", "draw", "all-fives"])

@@ -177,6 +177,14 @@ def _mask_pips(R: Any, m: Any) -> Any:
 
 
 @njit(inline="always")
+def _arm_ends(arm: Any, left: Any, right: Any) -> Any:
+    """(inner, other): the end a tile on ``arm`` (0 left, 1 right) covers, and the one that stays."""
+    if arm == 0:
+        return left, right
+    return right, left
+
+
+@njit(inline="always")
 def _round5(x: Any) -> Any:
     return 5 * ((x + 2) // 5)
 
@@ -387,12 +395,7 @@ def _playout(
             dr = dl
             count = a + b
         else:
-            if arm == 0:
-                inner = left
-                other = right
-            else:
-                inner = right
-                other = left
+            inner, other = _arm_ends(arm, left, right)
             outer = b if a == inner else a
             capicua = outer == other and inner != other
             if arm == 0:
@@ -631,12 +634,7 @@ def _smart_score(R: Any, W: Any, pm: Any, seat: Any, partner: Any, nxt: Any, prv
         if b != a:
             data += _popcount(rest & R[OFF_NUM + b])
     else:
-        if arm == 0:
-            inner = left
-            other = right
-        else:
-            inner = right
-            other = left
+        inner, other = _arm_ends(arm, left, right)
         outer = b if a == inner else a
         opened = np.int64(1) << outer
         after = opened | (np.int64(1) << other)
@@ -686,12 +684,7 @@ def _model_score(R: Any, W: Any, pm: Any, om: Any, tmask: Any, partner: Any, nxt
         tc = _popcount(tmask & R[OFF_NUM + a])
         near = R[OFF_NUM + a] | R[OFF_NUM + b]
     else:
-        if arm == 0:
-            inner = left
-            other = right
-        else:
-            inner = right
-            other = left
+        inner, other = _arm_ends(arm, left, right)
         outer = b if a == inner else a
         opened = one << outer
         after = opened | (one << other)
@@ -977,12 +970,7 @@ def _playout_smart(
             if model:
                 om[turn] |= (np.int64(1) << a) | (np.int64(1) << b)
         else:
-            if arm == 0:
-                inner = left
-                other = right
-            else:
-                inner = right
-                other = left
+            inner, other = _arm_ends(arm, left, right)
             outer = b if a == inner else a
             capicua = outer == other and inner != other
             if arm == 0:
