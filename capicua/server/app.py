@@ -330,6 +330,7 @@ def create_app(
         Route("/t/{table_id}", page("table.html")),
         Route("/rules", page("rules.html")),
         Route("/vocab", page("vocab.html")),
+        Route("/verify", page("verify.html")),
         Route("/healthz", healthz),
         Route("/api/presets", presets),
         Route("/api/neighbours", neighbours_list),
