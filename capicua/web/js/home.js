@@ -1,16 +1,17 @@
-// The home page: nickname, game preset, table options, bot levels, "¡Jugar!".
+// The home page: nickname, game, players, bot levels, table options, "¡Jugar!".
+// Everything a game allows comes from GET /api/presets (the engine's answer):
+// the games, their defaults and their seat choices; the page states no rule.
 // POST /api/tables, remember {table_id, token, seat} under capicua:table:<id>, go to /t/<id>.
+// "Tus mesas abiertas" asks GET /api/tables/<id> for each remembered table.
 
-import { t, has, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
+import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
 import { tileSvg } from './tiles.js';
 
 const $ = (id) => document.getElementById(id);
 
-export const LEVELS = ['random', 'botagorda', 'medio', 'dificil', 'experto'];
-
-/** Table options of RULES.md section 2: name -> choices (default of `cubano` first). */
+/** Table options the page offers under "Opciones de la mesa": name -> choices. */
 export const OPTION_DEFS = {
-  target: [100, 50, 150, 200, 500, 121],
+  target: [50, 100, 121, 150, 200, 500],
   first_opener: ['random_seat', 'highest_double', 'team_draw', 'parity_guess', 'must_play_top_double', 'fid_rotation'],
   next_opener_after_win: ['winner', 'rotate'],
   next_opener_after_tranque: ['same_opener', 'blocker', 'other_team_on_tie'],
@@ -19,101 +20,105 @@ export const OPTION_DEFS = {
   tranque_scoring: ['opponents', 'all_hands', 'difference'],
   capicua_bonus: [0, 25, 30],
   redeal_five_doubles: ['automatic', 'on_request', 'off'],
-  players: [4, 2, 3, 5],
 };
-/** Presets where the number of players can change (the rest have a fixed table). */
-const FLEXIBLE_PLAYERS = ['block', 'draw', 'all-fives', 'fives-and-threes', 'cross', 'double-nine-cross'];
+const RESUME_MAX = 5; // open tables listed
+const REMEMBER_MAX = 20; // remembered tables kept in localStorage
 
-const CUBANO = {
-  target: 100, first_opener: 'random_seat', next_opener_after_win: 'winner',
-  next_opener_after_tranque: 'same_opener', domino_scoring: 'opponents', tranque_winner: 'lowest_player',
-  tranque_scoring: 'opponents', capicua_bonus: 0, redeal_five_doubles: 'automatic',
-};
-const PLAZA = {
-  ...CUBANO, first_opener: 'must_play_top_double', domino_scoring: 'all_hands', tranque_winner: 'lowest_team',
-  tranque_scoring: 'all_hands', next_opener_after_tranque: 'blocker', redeal_five_doubles: 'off',
-};
-const PUB = { ...CUBANO, first_opener: 'highest_double', tranque_winner: 'lowest_team', tranque_scoring: 'difference', redeal_five_doubles: 'off' };
-
-/** Built-in presets, used when GET /api/presets cannot be fetched. */
-export const FALLBACK_PRESETS = [
-  { id: 'cubano', defaults: { ...CUBANO } },
-  { id: 'cubano-clasico', defaults: { ...CUBANO, first_opener: 'team_draw', next_opener_after_tranque: 'other_team_on_tie' } },
-  { id: 'la-plaza', defaults: { ...PLAZA } },
-  { id: 'fid', defaults: { ...PLAZA, first_opener: 'fid_rotation', next_opener_after_win: 'rotate' } },
-  { id: 'caribe', defaults: { ...CUBANO, capicua_bonus: 25 } },
-  { id: 'mano-a-mano', defaults: { ...CUBANO, domino_scoring: 'all_hands', redeal_five_doubles: 'off' }, players: 2 },
-  { id: 'block', defaults: { ...PUB } },
-  { id: 'draw', defaults: { ...PUB } },
-  { id: 'all-fives', defaults: { ...PUB, tranque_scoring: 'difference' } },
-  { id: 'fives-and-threes', defaults: { ...PUB, tranque_scoring: 'difference' } },
-  { id: 'cross', defaults: { ...PUB } },
-  { id: 'double-nine-cross', defaults: { ...PUB } },
-];
-
-let presets = FALLBACK_PRESETS.map((p) => ({ ...p, defaults: { ...p.defaults } }));
-let optionDefs = { ...OPTION_DEFS };
-let defaultPreset = 'cubano';
-let defaultLevel = 'medio';
+/** What /api/presets said; null until it answered. */
+let catalogue = null;
+/** The last error shown: {code, field} (re-translated when the language changes). */
+let shownError = null;
+/** Remembered tables that are still being played: [{entry, summary}]. */
+let openTables = [];
 const dirty = new Set();
 
-/** Accept the few shapes /api/presets might reasonably have; return [] if unknown. */
-export function normalisePresets(data) {
-  let list = data;
-  if (data && !Array.isArray(data)) list = data.presets || data.items || data;
-  let items;
-  if (Array.isArray(list)) items = list;
-  else if (list && typeof list === 'object') items = Object.entries(list).map(([id, v]) => ({ id, ...(typeof v === 'object' ? v : {}) }));
-  else return { presets: [], options: {}, defaultPreset: null, defaultLevel: null };
-  const out = [];
-  for (const p of items) {
-    if (typeof p === 'string') { out.push({ id: p, defaults: {} }); continue; }
-    const id = p.id || p.preset || p.name || p.key || (p.rules && p.rules.preset);
-    if (!id || typeof id !== 'string') continue;
-    const defaults = p.defaults || p.options || p.rules || {};
-    out.push({ id, label: p.label || p.title, label_en: p.label_en, description: p.description, defaults: typeof defaults === 'object' ? defaults : {}, players: p.players || (defaults && defaults.players) });
-  }
-  const options = {};
-  const rawOpts = data && !Array.isArray(data) && (data.options || data.option_choices);
-  if (rawOpts && typeof rawOpts === 'object') {
-    for (const [name, spec] of Object.entries(rawOpts)) {
-      const choices = Array.isArray(spec) ? spec : (spec && (spec.choices || spec.values));
-      if (Array.isArray(choices) && choices.length) options[name] = choices;
-    }
-  }
-  const meta = data && !Array.isArray(data) ? data : {};
-  return { presets: out, options, defaultPreset: typeof meta.default === 'string' ? meta.default : null, defaultLevel: typeof meta.default_level === 'string' ? meta.default_level : null };
+/**
+ * The catalogue of /api/presets: {presets: [{name, rules, seat_choices}], default, levels, default_level}.
+ * Returns null when the answer does not have that shape.
+ */
+export function readCatalogue(data) {
+  if (!data || !Array.isArray(data.presets)) return null;
+  const presets = data.presets
+    .filter((p) => p && typeof p.name === 'string' && p.rules && typeof p.rules === 'object')
+    .map((p) => ({ name: p.name, rules: p.rules, seatChoices: Array.isArray(p.seat_choices) ? p.seat_choices : [] }));
+  if (!presets.length) return null;
+  const levels = Array.isArray(data.levels) && data.levels.length ? data.levels : null;
+  if (!levels) return null;
+  const dflt = presets.some((p) => p.name === data.default) ? data.default : presets[0].name;
+  const level = levels.includes(data.default_level) ? data.default_level : levels[0];
+  return { presets, defaultPreset: dflt, levels, defaultLevel: level };
 }
 
-function presetLabel(p) {
-  if (has(`preset.${p.id}`)) return t(`preset.${p.id}`);
-  return p.label || p.id;
+const seatsValue = (c) => `${c.players}:${c.partnership ? 'pairs' : 'solo'}`;
+function seatsLabel(c) {
+  if (c.partnership) return t('home.seats.pairs');
+  return c.players === 2 ? t('home.seats.duel') : t('home.seats.solo', { n: c.players });
+}
+
+function presetLabel(name) {
+  return has(`preset.${name}`) ? t(`preset.${name}`) : name;
 }
 
 function valueLabel(name, v) {
-  if (name === 'capicua_bonus') return Number(v) === 0 ? (document.documentElement.lang === 'en' ? 'No bonus' : 'Sin premio') : `+${v}`;
+  if (name === 'capicua_bonus') return Number(v) === 0 ? t('val.no_bonus') : `+${v}`;
   if (name === 'target') return String(v);
   return has(`val.${v}`) ? t(`val.${v}`) : String(v);
 }
 
-function fillLevels() {
-  for (const id of ['partner-level', 'rival-level']) {
-    const sel = $(id);
-    const current = sel.value || (readPref(id) ?? defaultLevel);
-    sel.replaceChildren(...LEVELS.map((lv) => new Option(t(`level.${lv}`), lv)));
-    sel.value = LEVELS.includes(current) ? current : defaultLevel;
-  }
+function currentPreset() {
+  if (!catalogue) return null;
+  return catalogue.presets.find((p) => p.name === $('preset').value) || catalogue.presets[0];
+}
+
+/** The chosen seat choice of the current game ({players, partnership}). */
+function currentSeats() {
+  const p = currentPreset();
+  if (!p) return null;
+  return p.seatChoices.find((c) => seatsValue(c) === $('seats').value) || defaultSeats(p);
+}
+function defaultSeats(p) {
+  return { players: p.rules.players, partnership: p.rules.partnership };
 }
 
 function fillPresets() {
   const sel = $('preset');
-  const current = sel.value || readPref('preset') || defaultPreset;
-  sel.replaceChildren(...presets.map((p) => new Option(presetLabel(p), p.id)));
-  sel.value = presets.some((p) => p.id === current) ? current : (presets[0] && presets[0].id);
+  if (!catalogue) { sel.replaceChildren(); return; }
+  const current = sel.value || readPref('preset') || catalogue.defaultPreset;
+  sel.replaceChildren(...catalogue.presets.map((p) => new Option(presetLabel(p.name), p.name)));
+  sel.value = catalogue.presets.some((p) => p.name === current) ? current : catalogue.defaultPreset;
 }
 
-function currentPreset() {
-  return presets.find((p) => p.id === $('preset').value) || presets[0];
+/** The number of players and partnership choices of the chosen game, as the server lists them. */
+function fillSeats(keepChoice) {
+  const sel = $('seats');
+  const p = currentPreset();
+  if (!p) { sel.replaceChildren(); return; }
+  const before = keepChoice ? sel.value : null;
+  const choices = p.seatChoices.length ? p.seatChoices : [defaultSeats(p)];
+  sel.replaceChildren(...choices.map((c) => {
+    const isDefault = seatsValue(c) === seatsValue(defaultSeats(p));
+    return new Option(`${seatsLabel(c)}${isDefault && choices.length > 1 ? ` ${t('home.default')}` : ''}`, seatsValue(c));
+  }));
+  sel.value = before && choices.some((c) => seatsValue(c) === before) ? before : seatsValue(defaultSeats(p));
+  sel.disabled = choices.length < 2;
+}
+
+function fillLevels() {
+  if (!catalogue) return;
+  for (const id of ['partner-level', 'rival-level']) {
+    const sel = $(id);
+    const current = sel.value || readPref(id) || catalogue.defaultLevel;
+    sel.replaceChildren(...catalogue.levels.map((lv) => new Option(has(`level.${lv}`) ? t(`level.${lv}`) : lv, lv)));
+    sel.value = catalogue.levels.includes(current) ? current : catalogue.defaultLevel;
+  }
+}
+
+/** A partner level only in partnership games; the rivals' label says "los vecinos" when all play alone. */
+function renderLevelFields() {
+  const seats = currentSeats();
+  const pairs = !!(seats && seats.partnership);
+  $('partner-level').closest('.field').hidden = !pairs;
+  $('rival-level-label').textContent = pairs ? t('home.rivals') : t('home.rivals.solo');
 }
 
 function renderOptions() {
@@ -122,14 +127,10 @@ function renderOptions() {
   for (const sel of box.querySelectorAll('select')) keep[sel.name] = sel.value;
   box.replaceChildren();
   const p = currentPreset();
-  const defaults = (p && p.defaults) || {};
-  for (const [name, choicesRaw] of Object.entries(optionDefs)) {
-    if (name === 'players' && !FLEXIBLE_PLAYERS.includes(p && p.id)) continue;
-    const choices = [...choicesRaw];
-    const dflt = defaults[name] !== undefined ? defaults[name] : choices[0];
-    if (!choices.some((c) => String(c) === String(dflt))) choices.unshift(dflt);
-    const field = document.createElement('div');
-    field.className = 'field';
+  if (!p) return;
+  for (const [name, offered] of Object.entries(OPTION_DEFS)) {
+    const dflt = p.rules[name];
+    const choices = offered.some((c) => String(c) === String(dflt)) ? [...offered] : [dflt, ...offered];
     const id = `opt-${name}`;
     const label = document.createElement('label');
     label.htmlFor = id;
@@ -137,31 +138,32 @@ function renderOptions() {
     const sel = document.createElement('select');
     sel.id = id; sel.name = name; sel.dataset.option = name; sel.dataset.testid = `option-${name}`;
     for (const c of choices) {
-      const o = new Option(valueLabel(name, c) + (String(c) === String(dflt) ? ` ${t('home.default')}` : ''), String(c));
-      sel.append(o);
+      sel.append(new Option(valueLabel(name, c) + (String(c) === String(dflt) ? ` ${t('home.default')}` : ''), String(c)));
     }
     sel.value = dirty.has(name) && keep[name] !== undefined ? keep[name] : String(dflt);
     sel.addEventListener('change', () => {
       if (sel.value === String(dflt)) dirty.delete(name); else dirty.add(name);
-      if (name === 'players') $('partner-level').closest('.field').hidden = Number(sel.value) !== 4;
     });
+    const field = document.createElement('div');
+    field.className = 'field';
     field.append(label, sel);
     box.append(field);
   }
-  // Partner level only matters in partnership games with four players.
-  const chosen = document.querySelector('#option-fields select[name="players"]');
-  const players = Number(chosen ? chosen.value : ((p && (p.players || (p.defaults && p.defaults.players))) || 4));
-  $('partner-level').closest('.field').hidden = players !== 4;
 }
 
+/** The options the player changed, plus the seats when they are not the game's own. */
 function collectOptions() {
   const p = currentPreset();
   const out = {};
   for (const name of dirty) {
     const sel = document.querySelector(`#option-fields select[name="${name}"]`);
     if (!sel) continue;
-    const sample = [...(optionDefs[name] || []), p && p.defaults ? p.defaults[name] : undefined].find((x) => x !== undefined);
-    out[name] = typeof sample === 'number' ? Number(sel.value) : sel.value;
+    out[name] = typeof OPTION_DEFS[name][0] === 'number' ? Number(sel.value) : sel.value;
+  }
+  const seats = currentSeats();
+  if (p && seats && seatsValue(seats) !== seatsValue(defaultSeats(p))) {
+    out.players = seats.players;
+    out.partnership = seats.partnership;
   }
   return out;
 }
@@ -173,16 +175,58 @@ function writePref(key, v) {
   try { localStorage.setItem(`capicua.pref.${key}`, v); } catch (_) { /* ignore */ }
 }
 
-function showError(msg) {
+/**
+ * The words for an error, in the page's language: a code of the server's
+ * answer (with its `field`), 'network', 'presets' or 'server'. Never the server's English message.
+ */
+export function errorKey({ code, field }) {
+  if (code === 'network') return 'home.error.network';
+  if (code === 'presets') return 'home.err.presets';
+  if (code === 'malformed') {
+    if (field === 'nickname') return 'home.err.nickname';
+    if (field === 'partner_level' || field === 'rival_level') return 'home.err.level';
+    return 'home.err.malformed';
+  }
+  if (code === 'bad_rules') {
+    if (field === 'players' || field === 'partnership') return 'home.err.bad_rules.seats';
+    if (field === 'preset') return 'home.err.bad_rules.preset';
+    return 'home.err.bad_rules';
+  }
+  if (code === 'too_fast' || code === 'too_large') return `home.err.${code}`;
+  return 'home.err.server';
+}
+
+function showError(err) {
+  shownError = err;
   const el = $('form-error');
-  el.textContent = msg;
-  el.hidden = !msg;
+  el.textContent = err ? t('home.error', { msg: t(errorKey(err)) }) : '';
+  el.dataset.code = err ? err.code : '';
+  el.hidden = !err;
+}
+
+async function createTable(body) {
+  let r;
+  try {
+    r = await fetch('/api/tables', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
+  } catch (_) {
+    return { error: { code: 'network' } };
+  }
+  let data = null;
+  try { data = await r.json(); } catch (_) { data = null; }
+  if (r.ok && data && typeof data.table_id === 'string') return { table: data };
+  const e = data && data.error && typeof data.error === 'object' ? data.error : {};
+  return { error: { code: typeof e.code === 'string' ? e.code : 'server', field: typeof e.field === 'string' ? e.field : null } };
 }
 
 async function submit(ev) {
   ev.preventDefault();
-  showError('');
-  const nickname = $('nickname').value.trim().slice(0, 24) || (document.documentElement.lang === 'en' ? 'Guest' : 'Invitado');
+  showError(null);
+  if (!catalogue && !(await loadPresets())) return;
+  const nickname = $('nickname').value.trim().slice(0, 24) || (lang() === 'en' ? 'Guest' : 'Invitado');
   try { localStorage.setItem('capicua.nickname', $('nickname').value.trim()); } catch (_) { /* ignore */ }
   writePref('preset', $('preset').value);
   writePref('partner-level', $('partner-level').value);
@@ -199,86 +243,142 @@ async function submit(ev) {
   const btn = $('play-button');
   btn.disabled = true;
   btn.textContent = t('home.creating');
-  try {
-    const r = await fetch('/api/tables', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify(body),
-    });
-    let data = null;
-    try { data = await r.json(); } catch (_) { data = null; }
-    if (!r.ok || !data || !data.table_id) {
-      const msg = (data && data.error && (data.error.message || data.error.code)) || `HTTP ${r.status}`;
-      throw new Error(msg);
-    }
-    const entry = { table_id: data.table_id, token: data.token, seat: data.seat, preset: body.preset, created: Date.now() };
-    localStorage.setItem(`capicua:table:${data.table_id}`, JSON.stringify(entry));
-    if (data.token) writePref('guest-token', data.token);
-    location.href = typeof data.url === 'string' && data.url.startsWith('/t/') ? data.url : `/t/${encodeURIComponent(data.table_id)}`;
-  } catch (e) {
-    const msg = e instanceof TypeError ? t('home.error.network') : String(e.message || e);
-    showError(t('home.error', { msg }));
+  const { table, error } = await createTable(body);
+  if (error) {
+    showError(error);
     btn.disabled = false;
     btn.textContent = t('home.play');
+    return;
   }
+  const entry = { table_id: table.table_id, token: table.token, seat: table.seat, preset: body.preset, created: Date.now() };
+  try { localStorage.setItem(`capicua:table:${table.table_id}`, JSON.stringify(entry)); } catch (_) { /* ignore */ }
+  if (table.token) writePref('guest-token', table.token);
+  location.href = typeof table.url === 'string' && table.url.startsWith('/t/') ? table.url : `/t/${encodeURIComponent(table.table_id)}`;
 }
 
-function renderResume() {
-  const list = $('resume-list');
+// ---------------------------------------------------------------- your open tables
+
+function rememberedTables() {
   const entries = [];
   try {
     for (let i = 0; i < localStorage.length; i++) {
       const k = localStorage.key(i);
       if (!k || !k.startsWith('capicua:table:')) continue;
-      try { const e = JSON.parse(localStorage.getItem(k)); if (e && e.table_id) entries.push(e); } catch (_) { /* skip */ }
+      try {
+        const e = JSON.parse(localStorage.getItem(k));
+        if (e && typeof e.table_id === 'string') entries.push(e);
+      } catch (_) { /* skip */ }
     }
-  } catch (_) { /* ignore */ }
-  entries.sort((a, b) => (b.created || 0) - (a.created || 0));
-  const recent = entries.filter((e) => !e.created || Date.now() - e.created < 3 * 24 * 3600 * 1000).slice(0, 3);
-  list.replaceChildren(...recent.map((e) => {
+  } catch (_) { /* no storage */ }
+  return entries.sort((a, b) => (b.created || 0) - (a.created || 0));
+}
+
+function forget(tableId) {
+  try { localStorage.removeItem(`capicua:table:${tableId}`); } catch (_) { /* ignore */ }
+}
+
+/** null: the table is unknown (forget it); 'offline': could not ask; else the summary. */
+async function tableSummary(tableId) {
+  try {
+    const r = await fetch(`/api/tables/${encodeURIComponent(tableId)}`, { headers: { Accept: 'application/json' } });
+    if (r.status === 404) return null;
+    if (!r.ok) return 'offline';
+    return await r.json();
+  } catch (_) { return 'offline'; }
+}
+
+export function isOpen(summary) {
+  return !!summary && typeof summary === 'object' && summary.status !== 'finished' && summary.phase !== 'match_over';
+}
+
+async function loadOpenTables() {
+  const entries = rememberedTables();
+  for (const old of entries.slice(REMEMBER_MAX)) forget(old.table_id);
+  const kept = entries.slice(0, REMEMBER_MAX);
+  const summaries = await Promise.all(kept.map((e) => tableSummary(e.table_id)));
+  openTables = [];
+  kept.forEach((entry, i) => {
+    const s = summaries[i];
+    if (s === null) forget(entry.table_id);
+    else if (s !== 'offline' && isOpen(s)) openTables.push({ entry, summary: s });
+  });
+  openTables.sort((a, b) => tableTime(b) - tableTime(a));
+  renderResume();
+}
+
+function tableTime({ entry, summary }) {
+  const at = Date.parse(summary.updated_at || summary.created_at || '');
+  return Number.isFinite(at) ? at : (entry.created || 0);
+}
+
+function resumeText({ summary }) {
+  const game = presetLabel(summary.preset || '');
+  const scores = Array.isArray(summary.scores) ? summary.scores.join('–') : '';
+  const hand = typeof summary.hand_number === 'number' && summary.hand_number > 0 ? t('home.resume.hand', { n: summary.hand_number }) : '';
+  const at = Date.parse(summary.updated_at || summary.created_at || '');
+  const date = Number.isFinite(at)
+    ? new Intl.DateTimeFormat(lang(), { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' }).format(new Date(at))
+    : '';
+  return t('home.resume.item', { game, score: [scores, hand].filter(Boolean).join(', '), date }).replace(/( · )+$/, '');
+}
+
+function renderResume() {
+  const shown = openTables.slice(0, RESUME_MAX);
+  $('resume-list').replaceChildren(...shown.map((open) => {
     const li = document.createElement('li');
     const a = document.createElement('a');
-    a.href = `/t/${encodeURIComponent(e.table_id)}`;
-    a.className = 'btn';
-    a.textContent = t('home.resume.go', { id: e.table_id });
+    a.href = `/t/${encodeURIComponent(open.entry.table_id)}`;
+    a.className = 'btn resume-link';
+    a.dataset.testid = 'resume-table';
+    a.dataset.table = open.entry.table_id;
+    const text = resumeText(open);
+    a.textContent = text;
+    a.setAttribute('aria-label', t('home.resume.label', { what: text }));
     li.append(a);
     return li;
   }));
-  $('resume').hidden = recent.length === 0;
+  $('resume').hidden = shown.length === 0;
 }
 
-function renderAll() {
+// ---------------------------------------------------------------- boot
+
+function renderForm() {
   fillPresets();
+  fillSeats(true);
   fillLevels();
+  renderLevelFields();
   renderOptions();
-  renderResume();
   $('play-button').textContent = t('home.play');
 }
 
-async function loadPresets() {
-  try {
-    const r = await fetch('/api/presets', { headers: { Accept: 'application/json' } });
-    if (!r.ok) return;
-    const { presets: got, options, defaultPreset: dp, defaultLevel: dl } = normalisePresets(await r.json());
-    if (dp) defaultPreset = dp;
-    if (dl && LEVELS.includes(dl)) defaultLevel = dl;
-    if (got.length) {
-      const fallback = Object.fromEntries(FALLBACK_PRESETS.map((p) => [p.id, p]));
-      presets = got.map((p) => ({ ...p, defaults: { ...((fallback[p.id] || {}).defaults || {}), ...p.defaults }, players: p.players || (fallback[p.id] || {}).players }));
-    }
-    for (const [name, choices] of Object.entries(options)) optionDefs[name] = choices;
-    renderAll();
-  } catch (_) { /* keep the built-in list */ }
+function renderAll() {
+  renderForm();
+  renderResume();
+  showError(shownError);
 }
 
-// boot
+/** Ask the server for its games; false (and a translated error) when it cannot be asked. */
+async function loadPresets() {
+  let got = null;
+  try {
+    const r = await fetch('/api/presets', { headers: { Accept: 'application/json' } });
+    if (r.ok) got = readCatalogue(await r.json());
+  } catch (_) { got = null; }
+  if (!got) { showError({ code: 'presets' }); return false; }
+  catalogue = got;
+  if (shownError && shownError.code === 'presets') showError(null);
+  renderForm();
+  return true;
+}
+
 applyI18n();
 wireLangToggle();
 try { $('nickname').value = localStorage.getItem('capicua.nickname') || ''; } catch (_) { /* ignore */ }
 const hero = $('hero-tiles');
 for (const [a, b] of [[6, 6], [9, 3], [5, 5], [0, 4], [9, 9]]) hero.append(tileSvg(a, b));
-renderAll();
-$('preset').addEventListener('change', () => { dirty.clear(); renderOptions(); });
+$('preset').addEventListener('change', () => { dirty.clear(); fillSeats(false); renderLevelFields(); renderOptions(); });
+$('seats').addEventListener('change', renderLevelFields);
 $('new-table').addEventListener('submit', submit);
 onLangChange(renderAll);
 loadPresets();
+loadOpenTables();
