@@ -392,78 +392,8 @@ class Table:
     # ------------------------------------------------------------ neighbours
     def _chat(self, events: list[dict[str, Any]]) -> None:
         """Neighbours comment on what just happened (not on every event)."""
-        rules = self.rules
-        n = rules.players
-        bots = [s for s in self.seats if s.is_bot and s.character]
-        if not bots:
-            return
-
-        def team(seat: int) -> int:
-            return rules.team_of(seat)
-
-        def partner(seat: int) -> int | None:
-            return rules.partner_of(seat)
-
-        cands: list[tuple[int, int, str]] = []  # (priority, seat, moment)
-        for i, ev in enumerate(events):
-            k = ev["kind"]
-            if k == "hand_start":
-                cands.append((5, self.rng.choice(bots).seat, "hand_start"))
-            elif k == "pass":
-                s = ev["seat"]
-                if self.seats[s].is_bot:
-                    cands.append((4, s, "pass"))
-                rivals = [b.seat for b in bots if team(b.seat) != team(s)]
-                if rivals:
-                    cands.append((6, self.rng.choice(rivals), "rival_pass"))
-            elif k == "play":
-                s = ev["seat"]
-                nxt = events[i + 1] if i + 1 < len(events) else None
-                p = partner(s)
-                if nxt and nxt["kind"] == "pass" and nxt["seat"] == (s + 1) % n and p is not None and self.seats[p].is_bot:
-                    cands.append((3, p, "partner_good_play"))
-            elif k in ("capicua", "domino"):
-                s = ev["seat"]
-                speakers = []
-                for b in bots:
-                    if b.seat == s:
-                        speakers.append((0, b.seat, f"{k}_own"))
-                    elif team(b.seat) == team(s):
-                        speakers.append((1, b.seat, f"{k}_partner"))
-                    else:
-                        speakers.append((2, b.seat, f"{k}_rival"))
-                speakers.sort()
-                top = [x for x in speakers if x[0] == speakers[0][0]]
-                _, seat, moment = self.rng.choice(top)
-                cands.append((1 if k == "capicua" else 2, seat, moment))
-            elif k == "tranque":
-                cands.append((2, self.rng.choice(bots).seat, "tranque"))
-            elif k == "match_end":
-                winner = ev["winner"]
-                b = self.rng.choice(bots)
-                won = team(b.seat) == winner
-                if ev.get("pollona"):
-                    cands.append((0, b.seat, "pollona_win" if won else "pollona_loss"))
-                else:
-                    cands.append((0, b.seat, "match_win" if won else "match_loss"))
-        cands.sort(key=lambda c: c[0])
-        said = 0
-        spoke: set[int] = set()
-        for _, seat, moment in cands:
-            if said >= 2 or seat in spoke:
-                continue
-            character = self.seats[seat].character or ""
-            line = neighbours.pick_line(self.rng, character, moment)
-            if line is None:
-                continue
-            said += 1
-            spoke.add(seat)
-            self._send_all(
-                {
-                    "type": "chat", "seq": self.seq, "seat": seat, "character": character,
-                    "name": self.seats[seat].name, "moment": moment, "es": line[0], "en": line[1],
-                }
-            )
+        for line in neighbours.table_talk(self.rng, self.rules, self.seats, events):
+            self._send_all({"type": "chat", "seq": self.seq, **line})
 
     # ------------------------------------------------------------- schedule
     def _schedule(self) -> None:
