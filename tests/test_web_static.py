@@ -508,7 +508,7 @@ def test_tranque_reveals_hands_and_libreta(browser, base_url):
         assert "63" in libreta.inner_text()
         assert "deadbeefcafe0123" in libreta.inner_text()
         href = page.locator('[data-testid="verify-link"]').get_attribute("href")
-        assert href == "/api/verify?seed=deadbeefcafe0123&preset=cubano&hand=2"
+        assert href == "/verify?table=t_test&hand=2"
         shot(page, "table-tranque-1280.png")
         page.click('[data-testid="next-hand"]')
         assert sent(page)[-1] == {"type": "next_hand", "seq": 18}
@@ -657,67 +657,7 @@ def test_layout_fits_screen(browser, base_url, width, height):
 # --------------------------------------------------------------------------- home, rules, vocab
 
 
-def test_home_fallback_presets_and_create(browser, base_url, server):
-    server.presets = None  # /api/presets answers 404: the built-in list is used
-    ctx = browser.new_context(viewport={"width": 360, "height": 740})
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(f"{base_url}/")
-        opts = page.eval_on_selector_all('[data-testid="preset"] option', "els => els.map(e => e.value)")
-        assert opts == ["cubano", "cubano-clasico", "la-plaza", "fid", "caribe", "mano-a-mano", "block", "draw",
-                        "all-fives", "fives-and-threes", "cross", "double-nine-cross"]
-        assert page.locator('[data-testid="preset"]').input_value() == "cubano"
-        assert page.locator('[data-testid="partner-level"]').input_value() == "medio"
-        assert page.locator('[data-testid="rival-level"]').input_value() == "medio"
-        levels = page.eval_on_selector_all('[data-testid="rival-level"] option', "els => els.map(e => e.value)")
-        assert levels == ["random", "botagorda", "medio", "dificil", "experto"]
-        assert_no_hscroll(page, 360)
-        shot(page, "home-360.png")
-        page.fill('[data-testid="nickname"]', "Yuniel")
-        page.select_option('[data-testid="rival-level"]', "dificil")
-        page.click("#options summary")
-        page.select_option("#opt-target", "150")
-        shot(page, "home-options-360.png")
-        with page.expect_navigation():
-            page.click('[data-testid="play-button"]')
-        assert page.url.endswith("/t/t_new")
-        body = server.posts[-1]
-        assert body == {"nickname": "Yuniel", "preset": "cubano", "options": {"target": 150},
-                        "partner_level": "medio", "rival_level": "dificil"}
-        stored = json.loads(page.evaluate("localStorage.getItem('capicua:table:t_new')"))
-        assert stored["table_id"] == "t_new" and stored["token"] == "tok-new" and stored["seat"] == 0
-        assert page.evaluate("localStorage.getItem('capicua.nickname')") == "Yuniel"
-        page.goto(f"{base_url}/")
-        assert page.locator('[data-testid="nickname"]').input_value() == "Yuniel"
-        # the next table reuses the guest token, so the same player sits down again
-        with page.expect_navigation():
-            page.click('[data-testid="play-button"]')
-        assert server.posts[-1]["token"] == "tok-new"
-        assert errors == []
-    finally:
-        ctx.close()
-
-
-def test_home_uses_server_presets(browser, base_url, server):
-    server.presets = [
-        {"name": "cubano", "description": "x", "rules": {"preset": "cubano", "target": 100, "players": 4, "first_opener": "random_seat"}},
-        {"name": "la-plaza", "description": "y", "rules": {"preset": "la-plaza", "target": 100, "players": 4, "first_opener": "must_play_top_double"}},
-    ]
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = ctx.new_page()
-    try:
-        page.goto(f"{base_url}/")
-        page.wait_for_function("document.querySelectorAll('[data-testid=preset] option').length === 2")
-        page.select_option('[data-testid="preset"]', "la-plaza")
-        assert page.locator("#opt-first_opener").input_value() == "must_play_top_double"
-        page.click('[data-testid="lang-toggle"]')
-        assert "Play" in page.locator('[data-testid="play-button"]').inner_text()
-        shot(page, "home-1280.png")
-    finally:
-        server.presets = None
-        ctx.close()
+# The home page's tests are in test_web_home.py (against the real server's /api/presets).
 
 
 @pytest.mark.parametrize("path,es,en", [
@@ -953,20 +893,16 @@ def test_spanish_strings_agree(browser, base_url):
         ctx.close()
 
 
-def test_verify_link_carries_the_table_options(browser, base_url):
-    options = {"redeal_five_doubles": "off", "target": 150}
-    v = tranque_view()
-    v["rules"] = dict(v["rules"], options=options)
-    ctx, page = open_table(browser, base_url, view=v)
+def test_verify_links_open_the_verify_page_of_the_hand(browser, base_url):
+    ctx, page = open_table(browser, base_url, view=tranque_view())
     try:
         page.locator('[data-testid="libreta"]').wait_for(state="visible", timeout=3000)
         hrefs = [page.locator('[data-testid="verify-link"]').get_attribute("href"),
                  page.locator("#seed-pop a").get_attribute("href")]
         for href in hrefs:
             url = urlparse(href)
-            assert url.path == "/api/verify"
+            assert url.path == "/verify"  # a page that says it in words, not the raw JSON
             q = {k: vals[0] for k, vals in parse_qs(url.query).items()}
-            assert q["seed"] == "deadbeefcafe0123" and q["preset"] == "cubano" and q["hand"] == "2"
-            assert json.loads(q["options"]) == options
+            assert q == {"table": "t_test", "hand": "2"}
     finally:
         ctx.close()

@@ -50,6 +50,8 @@ const S = {
   panelTimer: null,
   panelScheduledFor: null,
   nextSentFor: null,
+  panelFocusKey: null, // `${mode}:${hand}:${phase}` the panel last took the focus for
+  panelReturnFocus: null, // what had the focus before the panel opened
   status: 'connecting',
   fatal: false,
 };
@@ -373,14 +375,11 @@ function lockIcon() {
   return s;
 }
 
-/** GET /api/verify for this hand: the table's preset, its options (they can change the deal) and the hand number. */
-function verifyUrl(seed) {
-  const rules = V().rules || {};
-  const q = new URLSearchParams({ seed, preset: rules.preset || 'cubano' });
-  const opts = rules.options;
-  if (opts && typeof opts === 'object' && Object.keys(opts).length) q.set('options', JSON.stringify(opts));
+/** The verify page of this table's current hand (the server looks up its seed, rules and deal). */
+function verifyUrl() {
+  const q = new URLSearchParams({ table: S.tableId });
   if (typeof V().hand_number === 'number') q.set('hand', String(V().hand_number));
-  return `/api/verify?${q.toString()}`;
+  return `/verify?${q.toString()}`;
 }
 
 function renderSeedPop() {
@@ -391,7 +390,7 @@ function renderSeedPop() {
     h('p', { text: t('seed.explain') }),
     v.seed_hash ? h('p', {}, h('span', { text: 'sha256: ' }), h('code', { class: 'wrap', text: v.seed_hash })) : null,
     seed ? h('p', {}, h('span', { text: `${t('result.seed')}: ` }), h('code', { class: 'wrap', text: seed })) : null,
-    seed ? h('p', {}, h('a', { href: verifyUrl(seed), target: '_blank', rel: 'noopener', text: t('result.verify') })) : null,
+    seed ? h('p', {}, h('a', { href: verifyUrl(), target: '_blank', rel: 'noopener', 'data-testid': 'seed-verify-link', text: t('result.verify') })) : null,
   );
 }
 
@@ -655,7 +654,7 @@ function renderResult() {
     h('ul', { class: 'result-hands' }, ...hands),
     r.seed ? h('p', { class: 'result-seed' },
       h('span', { text: `${t('result.seed')}: ` }), h('code', { class: 'wrap', 'data-testid': 'seed-reveal', text: r.seed }), ' ',
-      h('a', { href: verifyUrl(r.seed), target: '_blank', rel: 'noopener', 'data-testid': 'verify-link', text: t('result.verify') })) : null,
+      h('a', { href: verifyUrl(), target: '_blank', rel: 'noopener', 'data-testid': 'verify-link', text: t('result.verify') })) : null,
   );
 }
 
@@ -687,7 +686,8 @@ function renderPanel() {
   const v = V();
   const panel = $('panel');
   const over = v.phase === 'hand_over' || v.phase === 'match_over';
-  if (!S.panel) { panel.hidden = true; $('panel-backdrop').hidden = true; return; }
+  if (!S.panel) { hidePanel(panel); return; }
+  const opening = panel.hidden;
   panel.hidden = false;
   $('panel-backdrop').hidden = false;
   panel.dataset.mode = S.panel;
@@ -702,6 +702,38 @@ function renderPanel() {
   nb.textContent = sent ? t('btn.waiting') : t('btn.next_hand');
   $('play-again').hidden = v.phase !== 'match_over';
   $('panel-title').textContent = t('libreta.title');
+  const focusKey = `${S.panel}:${overKey(v)}`;
+  if (opening || S.panelFocusKey !== focusKey) focusPanel(panel, opening, focusKey);
+}
+
+/**
+ * The panel takes the keyboard focus when it opens (once per hand and mode):
+ * on "Siguiente mano" after a hand, so Enter plays on; on "Jugar otra" after
+ * the match; else on its close button.
+ */
+function focusPanel(panel, opening, focusKey) {
+  S.panelFocusKey = focusKey;
+  if (opening && !panel.contains(document.activeElement)) S.panelReturnFocus = document.activeElement;
+  const target = [$('next-hand'), $('play-again'), $('panel-close')].find((el) => !el.hidden && !el.disabled);
+  if (target) target.focus({ preventScroll: true });
+}
+
+/**
+ * Hide the panel; if the focus was in it (or was lost, e.g. with "Siguiente
+ * mano" disabled once pressed), give it back: to what had it, else the hand, else the board.
+ */
+function hidePanel(panel) {
+  const active = document.activeElement;
+  const hadFocus = !panel.hidden && (!active || active === document.body || panel.contains(active));
+  panel.hidden = true;
+  $('panel-backdrop').hidden = true;
+  S.panelFocusKey = null;
+  if (!hadFocus) return;
+  const back = S.panelReturnFocus;
+  S.panelReturnFocus = null;
+  const tile = $('hand').querySelector('[data-testid="tile"][data-playable="true"]') || $('hand').querySelector('[data-testid="tile"]');
+  const target = back && back !== document.body && back.isConnected && back.offsetParent !== null ? back : tile || $('board');
+  target.focus({ preventScroll: true });
 }
 
 function openPanel(mode) { S.panel = mode; renderPanel(); }
@@ -932,8 +964,9 @@ function afterViewChange(prev, { sync }) {
 }
 
 function handleError(f) {
-  const code = f.code || 'unknown';
-  const msg = has(`err.${code}`) ? t(`err.${code}`) : t('err.unknown', { msg: f.message || code });
+  const code = typeof f.code === 'string' ? f.code : 'unknown';
+  // The server's message is English for developers: the player reads the code's words.
+  const msg = has(`err.${code}`) ? t(`err.${code}`) : t('err.unknown');
   S.awaiting = false;
   clearTimeout(S.awaitTimer);
   if (code === 'unknown_table') {
