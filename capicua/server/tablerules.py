@@ -21,25 +21,72 @@ MAX_OPTIONS = len(TABLE_OPTIONS)
 PLAYER_COUNTS = (2, 3, 4, 5)
 
 
+class TableRulesError(RulesError):
+    """A table's game cannot be had, and which part of the request is at fault.
+
+    ``field`` is ``"preset"``, ``"options"``, ``"players"`` or ``"partnership"``:
+    the page translates ``(code, field)`` into the player's language."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+# The options that choose the seats, checked first so that the error names them.
+SEAT_OPTIONS = ("players", "partnership")
+
+
 def table_rules(preset: Any, options: Any) -> Rules:
-    """The rules of a table, or :class:`RulesError` saying what is wrong.
+    """The rules of a table, or :class:`TableRulesError` saying what is wrong.
 
     ``preset`` must name a preset and ``options`` be an object whose keys are
     :data:`TABLE_OPTIONS` and whose values are plain JSON scalars; the engine
-    then validates the combination.
+    then validates the seats (``players``, ``partnership``) and the whole
+    combination.
     """
     if not isinstance(preset, str) or preset not in PRESETS:
-        raise RulesError(f"unknown game {preset!r}; games: {', '.join(PRESETS)}")
+        raise TableRulesError(f"unknown game {preset!r}; games: {', '.join(PRESETS)}", "preset")
     if options is None:
         options = {}
     if not isinstance(options, dict) or len(options) > MAX_OPTIONS:
-        raise RulesError(f"options are an object with at most {MAX_OPTIONS} entries")
+        raise TableRulesError(f"options are an object with at most {MAX_OPTIONS} entries", "options")
     for key, value in options.items():
         if key not in TABLE_OPTIONS:
-            raise RulesError(f"a table cannot set {key!r}; options: {', '.join(TABLE_OPTIONS)}")
+            raise TableRulesError(f"a table cannot set {key!r}; options: {', '.join(TABLE_OPTIONS)}", "options")
         if not isinstance(value, (str, int, bool)) or (isinstance(value, str) and len(value) > 40):
-            raise RulesError(f"{key} takes a name, a number or true/false")
-    return make_rules(preset, **options)
+            raise TableRulesError(f"{key} takes a name, a number or true/false", "options")
+    seats = {key: options[key] for key in SEAT_OPTIONS if key in options}
+    if seats:
+        try:
+            make_rules(preset, **seats)
+        except RulesError as exc:
+            field = "players" if "players" in seats else "partnership"
+            raise TableRulesError(f"{preset} is not played {_seats_text(seats)}: {exc}", field) from exc
+    try:
+        return make_rules(preset, **options)
+    except RulesError as exc:
+        raise TableRulesError(str(exc), "options") from exc
+
+
+def _seats_text(seats: dict[str, Any]) -> str:
+    parts = []
+    if "players" in seats:
+        parts.append(f"by {seats['players']!r} players")
+    if "partnership" in seats:
+        parts.append("in partnerships" if seats["partnership"] is True else f"with partnership={seats['partnership']!r}")
+    return " ".join(parts)
+
+
+def bot_seat_levels(rules: Rules, human_seat: int, partner_level: str, rival_level: str) -> dict[int, str]:
+    """The level of every seat but the human's: the human's partner (asked of
+    the engine; none in individual games) plays ``partner_level``, every other
+    seat ``rival_level``."""
+    partner = rules.partner_of(human_seat)
+    return {
+        seat: partner_level if seat == partner else rival_level
+        for seat in range(rules.players)
+        if seat != human_seat
+    }
 
 
 def seat_choices(preset: str) -> list[dict[str, Any]]:

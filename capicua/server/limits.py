@@ -1,0 +1,153 @@
+"""The server's bounds on what one client may ask of it.
+
+- :class:`SlidingWindow`: at most ``limit`` events in any ``window`` seconds
+  (a socket's frames).
+- :class:`ClientWindows`: one sliding window per client address (tables
+  created), holding at most ``max_clients`` addresses so that the limiter
+  itself stays small.
+- :class:`SocketCounts`: how many sockets a key (a client address, a seat)
+  holds, refusing one over the cap.
+- :class:`BoundedCache`: a least-recently-used cache of at most ``size`` values.
+- :func:`client_key`: the address a limit is counted on. IPv6 clients get a
+  /64 each (one household or host), since they can pick any address in it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable, Hashable
+from typing import Any
+
+Clock = Callable[[], float]
+
+
+class SlidingWindow:
+    """At most ``limit`` events in any ``window`` seconds."""
+
+    def __init__(self, limit: int, window: float, clock: Clock = time.monotonic) -> None:
+        self.limit = limit
+        self.window = window
+        self.clock = clock
+        self.times: deque[float] = deque()
+
+    def _expire(self, now: float) -> None:
+        while self.times and now - self.times[0] >= self.window:
+            self.times.popleft()
+
+    def take(self) -> float | None:
+        """Count one event now: ``None`` when allowed, else the seconds until one would be."""
+        now = self.clock()
+        self._expire(now)
+        if len(self.times) >= self.limit:
+            return max(0.0, self.times[0] + self.window - now)
+        self.times.append(now)
+        return None
+
+    def allow(self) -> bool:
+        return self.take() is None
+
+    def idle(self) -> bool:
+        self._expire(self.clock())
+        return not self.times
+
+
+class ClientWindows:
+    """One :class:`SlidingWindow` per client, for at most ``max_clients`` clients.
+
+    When a new client would exceed ``max_clients``, idle windows are dropped
+    first, then the least recently used one (whose client then starts afresh:
+    a bound on memory matters more than on a client that many others push out).
+    """
+
+    def __init__(self, limit: int, window: float, max_clients: int = 10_000, clock: Clock = time.monotonic) -> None:
+        self.limit = limit
+        self.window = window
+        self.max_clients = max_clients
+        self.clock = clock
+        self.windows: OrderedDict[str, SlidingWindow] = OrderedDict()
+
+    def _window(self, key: str) -> SlidingWindow:
+        found = self.windows.get(key)
+        if found is not None:
+            self.windows.move_to_end(key)
+            return found
+        if len(self.windows) >= self.max_clients:
+            for idle in [k for k, w in self.windows.items() if w.idle()]:
+                del self.windows[idle]
+            while len(self.windows) >= self.max_clients:
+                self.windows.popitem(last=False)
+        made = SlidingWindow(self.limit, self.window, self.clock)
+        self.windows[key] = made
+        return made
+
+    def take(self, key: str) -> float | None:
+        """Count one event of ``key``: ``None`` when allowed, else the seconds to wait."""
+        return self._window(key).take()
+
+
+class SocketCounts:
+    """How many sockets each key holds, at most ``cap`` each."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.counts: dict[Hashable, int] = {}
+
+    def add(self, key: Hashable) -> bool:
+        """Count one more socket for ``key``; False (and nothing counted) at the cap."""
+        held = self.counts.get(key, 0)
+        if held >= self.cap:
+            return False
+        self.counts[key] = held + 1
+        return True
+
+    def remove(self, key: Hashable) -> None:
+        held = self.counts.get(key, 0) - 1
+        if held > 0:
+            self.counts[key] = held
+        else:
+            self.counts.pop(key, None)
+
+
+def client_key(client: Any) -> str:
+    """The key limits are counted on for an ASGI ``client`` (``(host, port)`` or None)."""
+    host = client[0] if client else None
+    if not isinstance(host, str) or not host:
+        return "unknown"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host[:64]
+    if address.version == 6:
+        mapped = address.ipv4_mapped
+        if mapped is not None:
+            return str(mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
+def retry_after(seconds: float) -> str:
+    """A ``Retry-After`` header value: whole seconds, at least one."""
+    return str(max(1, math.ceil(seconds)))
+
+
+class BoundedCache:
+    """At most ``size`` values, the least recently used dropped first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def get(self, key: Hashable) -> Any:
+        found = self.items.get(key)
+        if found is not None:
+            self.items.move_to_end(key)
+        return found
+
+    def put(self, key: Hashable, value: Any) -> None:
+        self.items[key] = value
+        self.items.move_to_end(key)
+        while len(self.items) > self.size:
+            self.items.popitem(last=False)
