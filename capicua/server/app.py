@@ -12,25 +12,38 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import multiprocessing
 import os
-import time
+import random
 import unicodedata
-from collections import deque
 from collections.abc import AsyncIterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketState
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from capicua import neighbours
 from capicua.engine import RulesError, preset_catalogue
+from capicua.engine.rules import Rules
+from capicua.server import jsonsafe
+from capicua.server.httpedge import uvicorn_config
+from capicua.server.limits import (
+    BoundedCache,
+    ClientWindows,
+    SlidingWindow,
+    SocketCounts,
+    client_key,
+    retry_after,
+)
+from capicua.server.tablerules import TableRulesError, bot_seat_levels, seat_choices, table_rules
 from capicua.server.tables import (
     DEFAULT_LEVEL,
     LEVEL_ORDER,
@@ -38,21 +51,45 @@ from capicua.server.tables import (
     Seat,
     TableManager,
     available_levels,
+    rebuild,
 )
-from capicua.store import Store, default_database_url
+from capicua.store import Store, default_database_url, token_hash
 from capicua.verify import verify_deal
 
 log = logging.getLogger("capicua.server")
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 MAX_FRAME = 4096  # bytes, client frames
-MAX_WS_MESSAGE = 65536  # uvicorn drops the connection above this
+MAX_BODY = 4096  # bytes, HTTP request bodies
 INTENTS = ("hello", "play", "redeal", "next_hand", "ping")
 NICKNAME_MAX = 24
+TOKEN_MAX = 200
+HUMAN_SEAT = 0  # the player who opens a table against the neighbours sits South
+FINISHED_SUMMARIES = 256  # summaries of finished matches kept in memory (they never change)
+WS_POLICY_CLOSE = 1008  # the websocket close code for a socket the server refuses
 
 
-def _error(code: str, message: str, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+def _error(
+    code: str, message: str, status: int = 400, field: str | None = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if field is not None:
+        body["field"] = field
+    return JSONResponse({"error": body}, status_code=status, headers=headers)
+
+
+class BadRequest(Exception):
+    """A request the server refuses: answered with its code, never logged."""
+
+    def __init__(self, code: str, message: str, status: int = 400, field: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+        self.field = field
+
+    def response(self) -> JSONResponse:
+        return _error(self.code, self.message, self.status, self.field)
 
 
 def clean_nickname(raw: Any) -> str | None:
@@ -84,22 +121,129 @@ def _warm_bot_worker() -> None:
         warmup()
 
 
-class RateLimiter:
-    """At most ``limit`` frames per ``window`` seconds (sliding window)."""
+async def read_json_body(request: Request, limit: int, timeout: float) -> Any:
+    """The request's body as JSON: at most ``limit`` bytes, all in within ``timeout``
+    seconds. Raises :class:`BadRequest` (``too_large``, ``too_slow``, ``malformed``)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise BadRequest("too_large", f"the body is at most {limit} bytes", 413)
+    try:
+        body = await asyncio.wait_for(_read_at_most(request, limit), timeout)
+    except TimeoutError:
+        raise BadRequest("too_slow", f"the body did not arrive within {timeout:g} s", 408) from None
+    except ClientDisconnect:
+        raise BadRequest("malformed", "the connection closed before the body was in") from None
+    try:
+        return jsonsafe.loads(body or b"{}")
+    except ValueError:
+        raise BadRequest("malformed", f"the body is JSON, at most {jsonsafe.MAX_DEPTH} levels deep") from None
 
-    def __init__(self, limit: int, window: float) -> None:
-        self.limit = limit
-        self.window = window
-        self.times: deque[float] = deque()
 
-    def allow(self) -> bool:
-        now = time.monotonic()
-        while self.times and now - self.times[0] >= self.window:
-            self.times.popleft()
-        if len(self.times) >= self.limit:
-            return False
-        self.times.append(now)
-        return True
+async def _read_at_most(request: Request, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BadRequest("too_large", f"the body is at most {limit} bytes", 413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@dataclass(frozen=True)
+class TableRequest:
+    """A checked ``POST /api/tables`` body."""
+
+    nickname: str
+    preset: str
+    options: dict[str, Any]
+    rules: Rules
+    partner_level: str
+    rival_level: str
+    token: str | None
+
+
+TABLE_REQUEST_FIELDS = ("nickname", "preset", "options", "partner_level", "rival_level", "token")
+
+
+def parse_table_request(body: Any) -> TableRequest:
+    """What a ``POST /api/tables`` body asks for, or :class:`BadRequest` naming the field at fault."""
+    if not isinstance(body, dict):
+        raise BadRequest("malformed", "the body must be a JSON object")
+    for key in body:
+        if key not in TABLE_REQUEST_FIELDS:
+            raise BadRequest(
+                "malformed", f"unknown field {key[:40]!r}; fields: {', '.join(TABLE_REQUEST_FIELDS)}", field=key[:40]
+            )
+    nickname = clean_nickname(body.get("nickname"))
+    if nickname is None:
+        raise BadRequest("malformed", f"a nickname is 1 to {NICKNAME_MAX} characters", field="nickname")
+    token = body.get("token")
+    if token is not None and not (isinstance(token, str) and 0 < len(token) <= TOKEN_MAX):
+        raise BadRequest("malformed", "token is the string an earlier table gave you", field="token")
+    options = body.get("options")
+    if options is not None and not isinstance(options, dict):
+        raise BadRequest("malformed", "options is an object", field="options")
+    levels = {key: _bot_level(body, key) for key in ("partner_level", "rival_level")}
+    preset = body.get("preset", "cubano")
+    try:
+        rules = table_rules(preset, options)
+    except TableRulesError as exc:
+        raise BadRequest("bad_rules", str(exc), field=exc.field) from None
+    return TableRequest(
+        nickname, preset, dict(options or {}), rules, levels["partner_level"], levels["rival_level"], token
+    )
+
+
+def _bot_level(body: dict[str, Any], key: str) -> str:
+    level = body.get(key, DEFAULT_LEVEL)
+    if not isinstance(level, str) or (level not in LEVEL_ORDER and level not in available_levels()):
+        raise BadRequest("malformed", f"{key} must be one of {', '.join(LEVEL_ORDER)}", field=key)
+    return level
+
+
+def table_seats(ask: TableRequest, player_id: str, token: str) -> list[Seat]:
+    """The human in :data:`HUMAN_SEAT`, a distinct neighbour in every other seat."""
+    levels = bot_seat_levels(ask.rules, HUMAN_SEAT, ask.partner_level, ask.rival_level)
+    characters = neighbours.choose_characters(random.SystemRandom(), list(levels.values()))
+    seats = [Seat(HUMAN_SEAT, "human", ask.nickname, player_id=player_id, token_hash=token_hash(token))]
+    for (seat, level), ch in zip(levels.items(), characters, strict=True):
+        seats.append(Seat(seat, "bot", ch.name, level=level, character=ch.id))
+    return sorted(seats, key=lambda s: s.seat)
+
+
+async def guest_player(manager: TableManager, nickname: str, token: str | None) -> tuple[str, str]:
+    """``(player_id, token)``: the guest of ``token`` when the store knows it (renamed
+    to ``nickname``), else a new guest."""
+    store = manager.store
+    if token is not None:
+        found = await manager.store_call(store.player_by_token, token)
+        if found is not None:
+            if found["nickname"] != nickname:
+                await manager.store_call(store.rename_player, found["id"], nickname)
+            return found["id"], token
+    player_id, new_token = await manager.store_call(store.create_player, nickname)
+    return player_id, new_token
+
+
+async def table_summary(manager: TableManager, finished: BoundedCache, tid: str) -> dict[str, Any] | None:
+    """A table's public summary. A finished match that is not loaded is read from the
+    store and never becomes a live table (its summary is kept in ``finished``)."""
+    live = manager.tables.get(tid)
+    if live is not None:
+        return live.summary()
+    kept = finished.get(tid)
+    if kept is not None:
+        return dict(kept)
+    data = await manager.store_call(manager.store.load_match, tid)
+    if data is None:
+        return None
+    if data["status"] != "finished":
+        table = await manager.get(tid)
+        return None if table is None else table.summary()
+    summary = rebuild(manager, data).summary()  # a table object that is never started nor kept
+    finished.put(tid, summary)
+    return dict(summary)
 
 
 def create_app(
@@ -110,13 +254,29 @@ def create_app(
     rate_limit: tuple[int, float] = (20, 1.0),
     history_size: int = 256,
     web_dir: str | Path | None = None,
+    table_rate: tuple[int, float] = (20, 600.0),
+    sockets_per_seat: int = 4,
+    sockets_per_client: int = 32,
+    hello_timeout: float = 10.0,
+    body_timeout: float = 10.0,
 ) -> Starlette:
     """The app. ``database_url``: any SQLAlchemy URL (default: ``$CAPICUA_DATABASE_URL``,
     else SQLite in ``<data_dir or ./data>/capicua.sqlite3``). ``executor``: where bots
-    think (default: a process pool made at startup and shut down with the app)."""
+    think (default: a process pool made at startup and shut down with the app).
+
+    The bounds on one client (docs/protocol.md, "Limits"): ``rate_limit`` frames
+    per seconds per socket (oversized frames count too), ``table_rate`` tables
+    created per seconds per client address, ``sockets_per_seat`` and
+    ``sockets_per_client`` sockets at once, ``hello_timeout`` seconds for a new
+    socket to say hello, ``body_timeout`` seconds for an HTTP body to arrive."""
     url = database_url or os.environ.get("CAPICUA_DATABASE_URL") or default_database_url(data_dir or "data")
     web = Path(web_dir) if web_dir else WEB
     state: dict[str, Any] = {}
+    table_windows = ClientWindows(*table_rate)
+    client_sockets = SocketCounts(sockets_per_client)
+    seat_sockets = SocketCounts(sockets_per_seat)
+    finished_summaries = BoundedCache(FINISHED_SUMMARIES)
+    catalogue = [dict(p, seat_choices=seat_choices(p["name"])) for p in preset_catalogue()]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -159,7 +319,7 @@ def create_app(
         levels = [lvl for lvl in LEVEL_ORDER]
         return JSONResponse(
             {
-                "presets": preset_catalogue(),
+                "presets": catalogue,
                 "default": "cubano",
                 "levels": levels,
                 "bot_levels": list(available_levels()),
@@ -194,78 +354,48 @@ def create_app(
 
     async def create_table(request: Request) -> Response:
         manager: TableManager = state["tables"]
-        body_bytes = await request.body()
-        if len(body_bytes) > MAX_FRAME:
-            return _error("too_large", "the request is too large", 413)
         try:
-            body = json.loads(body_bytes or b"{}")
-        except ValueError:
-            return _error("malformed", "the body is not JSON")
-        if not isinstance(body, dict):
-            return _error("malformed", "the body must be a JSON object")
-        nickname = clean_nickname(body.get("nickname"))
-        if nickname is None:
-            return _error("malformed", f"a nickname is 1 to {NICKNAME_MAX} characters")
-        preset = body.get("preset", "cubano")
-        options = body.get("options") or {}
-        if not isinstance(preset, str) or not isinstance(options, dict):
-            return _error("malformed", "preset is a name and options an object")
-        levels = {}
-        for key in ("partner_level", "rival_level"):
-            lvl = body.get(key, DEFAULT_LEVEL)
-            if lvl not in LEVEL_ORDER and lvl not in available_levels():
-                return _error("malformed", f"{key} must be one of {', '.join(LEVEL_ORDER)}")
-            levels[key] = lvl
-        try:
-            from capicua.engine import make_rules
-
-            rules = make_rules(preset, **options)
-        except RulesError as exc:
-            return _error("bad_rules", str(exc))
-        except TypeError as exc:
-            return _error("malformed", str(exc))
-        if rules.players != 4 or not rules.partnership:
-            return _error("bad_rules", "tables against the neighbours are four players in two partnerships")
-        store = manager.store
-        player_id = token = None
-        if isinstance(body.get("token"), str) and body["token"]:
-            found = await manager.store_call(store.player_by_token, body["token"])
-            if found is not None:
-                player_id, token = found["id"], body["token"]
-                if found["nickname"] != nickname:
-                    await manager.store_call(store.rename_player, player_id, nickname)
-        if player_id is None:
-            player_id, token = await manager.store_call(store.create_player, nickname)
-        assert token is not None
-        import hashlib
-        import random
-        import secrets
-
-        rng = random.Random(secrets.token_hex(8))
-        bot_levels = [levels["rival_level"], levels["partner_level"], levels["rival_level"]]
-        chars = neighbours.choose_characters(rng, bot_levels)
-        seats = [
-            Seat(0, "human", nickname, player_id=player_id, token_hash=hashlib.sha256(token.encode()).hexdigest())
-        ]
-        for i, (lvl, ch) in enumerate(zip(bot_levels, chars, strict=True), start=1):
-            seats.append(Seat(i, "bot", ch.name, level=lvl, character=ch.id))
-        table = await manager.create(preset, options, seats)
-        return JSONResponse({"table_id": table.id, "seat": 0, "token": token, "url": f"/t/{table.id}"})
+            ask = parse_table_request(await read_json_body(request, MAX_BODY, body_timeout))
+        except BadRequest as exc:
+            return exc.response()
+        wait = table_windows.take(client_key(request.client))
+        if wait is not None:
+            return _error(
+                "too_fast", f"at most {table_rate[0]} new tables in {table_rate[1]:g} s from one address", 429,
+                headers={"Retry-After": retry_after(wait)},
+            )
+        player_id, token = await guest_player(manager, ask.nickname, ask.token)
+        table = await manager.create(ask.preset, ask.options, table_seats(ask, player_id, token))
+        return JSONResponse({"table_id": table.id, "seat": HUMAN_SEAT, "token": token, "url": f"/t/{table.id}"})
 
     async def get_table(request: Request) -> Response:
-        manager: TableManager = state["tables"]
         tid = request.path_params["table_id"]
-        table = await manager.get(tid) if _table_id_ok(tid) else None
-        if table is None:
+        summary = await table_summary(state["tables"], finished_summaries, tid) if _table_id_ok(tid) else None
+        if summary is None:
             return _error("unknown_table", "no such table", 404)
-        return JSONResponse(table.summary())
+        return JSONResponse(summary)
 
     async def ws_endpoint(websocket: WebSocket) -> None:
+        client = client_key(websocket.client)
+        try:
+            await websocket.accept()
+        except OSError:  # the client left during the handshake
+            return
+        if not client_sockets.add(client):
+            await _refuse(websocket, "too_many", f"at most {sockets_per_client} sockets from one address")
+            return
+        try:
+            await serve_socket(websocket, client)
+        finally:
+            client_sockets.remove(client)
+
+    async def serve_socket(websocket: WebSocket, client: str) -> None:
         manager: TableManager = state["tables"]
-        await websocket.accept()
+        loop = asyncio.get_running_loop()
         conn = Conn()
-        writer = asyncio.get_running_loop().create_task(_writer(websocket, conn))
-        limiter = RateLimiter(*rate_limit)
+        writer = loop.create_task(_writer(websocket, conn))
+        limiter = SlidingWindow(*rate_limit)
+        hello_by = loop.time() + hello_timeout
 
         def err(code: str, message: str) -> None:
             seq = conn.table.seq if conn.table is not None else None
@@ -273,37 +403,21 @@ def create_app(
 
         try:
             while not conn.closed:
-                msg = await websocket.receive()
+                msg = await _receive(websocket, None if conn.table is not None else hello_by - loop.time())
+                if msg is None:
+                    err("timeout", f"a socket says hello within {hello_timeout:g} s of opening")
+                    break
                 if msg["type"] == "websocket.disconnect":
                     break
-                text = msg.get("text")
-                raw = text.encode() if text is not None else (msg.get("bytes") or b"")
-                if len(raw) > MAX_FRAME:
-                    err("too_large", f"frames are at most {MAX_FRAME} bytes")
+                frame = _read_frame(msg, limiter, err)
+                if frame is None:
                     continue
-                if not limiter.allow():
-                    err("too_fast", f"at most {rate_limit[0]} frames in {rate_limit[1]:g} s")
-                    continue
-                if text is None:
-                    err("malformed", "frames are JSON text")
-                    continue
-                try:
-                    frame = json.loads(text)
-                except ValueError:
-                    err("malformed", "a frame is JSON")
-                    continue
-                if not isinstance(frame, dict):
-                    err("malformed", "a frame must be a JSON object")
-                    continue
-                kind = frame.get("type")
-                if kind not in INTENTS:
-                    err("malformed", f"unknown type {kind!r}; types: {', '.join(INTENTS)}")
-                    continue
+                kind = frame["type"]
                 if kind == "ping":
                     conn.put({"type": "pong"})
                     continue
                 if kind == "hello":
-                    await _hello(manager, conn, frame, err)
+                    await _hello(manager, conn, frame, err, seat_sockets)
                     continue
                 problem = _check_intent(frame)
                 if problem:
@@ -313,10 +427,14 @@ def create_app(
                     err("unauthorized", "say hello first")
                     continue
                 conn.table.post("intent", conn, frame)
-        except Exception:  # a broken socket
-            log.debug("websocket closed", exc_info=True)
+        except (WebSocketDisconnect, OSError) as exc:  # the socket broke: nothing to report
+            log.debug("websocket from %s broke: %s", client, type(exc).__name__)
+        except Exception:  # a server fault, not the client's doing
+            log.exception("websocket from %s: server fault", client)
+            err("internal", "the server failed; reload")
         finally:
             if conn.table is not None:
+                seat_sockets.remove((conn.table.id, conn.seat))
                 conn.table.post("leave", conn)
             conn.close()
             with contextlib.suppress(Exception):
@@ -341,6 +459,53 @@ def create_app(
         Mount("/static", app=StaticFiles(directory=str(web), check_dir=False), name="static"),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+async def _receive(websocket: WebSocket, timeout: float | None) -> Any:
+    """The socket's next message, or None when ``timeout`` seconds pass first."""
+    if timeout is None:
+        return await websocket.receive()
+    try:
+        return await asyncio.wait_for(websocket.receive(), max(timeout, 0.0))
+    except TimeoutError:
+        return None
+
+
+async def _refuse(websocket: WebSocket, code: str, message: str) -> None:
+    """Tell a socket the server will not keep it, and close it."""
+    with contextlib.suppress(Exception):
+        await websocket.send_text(json.dumps({"type": "error", "code": code, "message": message, "seq": None}))
+        await websocket.close(WS_POLICY_CLOSE)
+
+
+def _read_frame(msg: Any, limiter: SlidingWindow, err: Any) -> dict[str, Any] | None:
+    """The frame of a websocket message, or None after reporting what is wrong.
+
+    Every frame counts against the rate limit first, however large or bad."""
+    text = msg.get("text")
+    size = len(text.encode("utf-8", "surrogatepass")) if text is not None else len(msg.get("bytes") or b"")
+    if not limiter.allow():
+        err("too_fast", f"at most {limiter.limit} frames in {limiter.window:g} s")
+        return None
+    if size > MAX_FRAME:
+        err("too_large", f"frames are at most {MAX_FRAME} bytes")
+        return None
+    if text is None:
+        err("malformed", "frames are JSON text")
+        return None
+    try:
+        frame = jsonsafe.loads(text)
+    except ValueError:
+        err("malformed", f"a frame is JSON, at most {jsonsafe.MAX_DEPTH} levels deep")
+        return None
+    if not isinstance(frame, dict):
+        err("malformed", "a frame must be a JSON object")
+        return None
+    kind = frame.get("type")
+    if not isinstance(kind, str) or kind not in INTENTS:
+        err("malformed", f"unknown type {str(kind)[:40]!r}; types: {', '.join(INTENTS)}")
+        return None
+    return frame
 
 
 def _table_id_ok(tid: Any) -> bool:
@@ -369,7 +534,9 @@ def _check_intent(frame: dict[str, Any]) -> str | None:
     return None
 
 
-async def _hello(manager: TableManager, conn: Conn, frame: dict[str, Any], err: Any) -> None:
+async def _hello(
+    manager: TableManager, conn: Conn, frame: dict[str, Any], err: Any, seat_sockets: SocketCounts
+) -> None:
     tid, token, last_seq = frame.get("table"), frame.get("token"), frame.get("last_seq", 0)
     if last_seq is None:
         last_seq = 0
@@ -386,6 +553,10 @@ async def _hello(manager: TableManager, conn: Conn, frame: dict[str, Any], err: 
     seat = table.seat_for_token(token) if token else None
     if seat is None:
         err("unauthorized", "this token holds no seat at this table")
+        return
+    if not seat_sockets.add((table.id, seat)):
+        err("too_many", f"at most {seat_sockets.cap} sockets hold one seat; close another tab")
+        conn.close()
         return
     conn.table = table
     conn.seat = seat
@@ -410,14 +581,38 @@ async def _writer(websocket: WebSocket, conn: Conn) -> None:
 # ------------------------------------------------------------------ running
 
 
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+DEFAULT_BOT_DELAY = (0.6, 1.5)
+DEFAULT_RATE_LIMIT = (20, 1.0)
+
+
 def parse_delay(text: str | None) -> tuple[float, float] | None:
-    """``"0"`` or ``"0.6,1.5"`` (seconds)."""
-    if text is None or text == "":
+    """``"0"`` or ``"0.6,1.5"``: seconds a bot waits before it plays, at least and at
+    most (None for no text). :class:`ValueError` for anything else."""
+    if text is None or text.strip() == "":
         return None
     parts = [float(p) for p in text.split(",")]
-    if len(parts) == 1:
-        return (parts[0], parts[0])
-    return (parts[0], parts[1])
+    if len(parts) > 2 or not all(math.isfinite(p) and p >= 0 for p in parts) or parts[0] > parts[-1]:
+        raise ValueError(f"a delay is SECONDS or LOW,HIGH with 0 <= LOW <= HIGH, not {text!r}")
+    return (parts[0], parts[-1])
+
+
+def parse_rate(text: str | None) -> tuple[int, float] | None:
+    """``"20,1"``: at most 20 frames in 1 second (None for no text). :class:`ValueError` otherwise."""
+    if text is None or text.strip() == "":
+        return None
+    count, _, seconds = text.partition(",")
+    limit, window = int(count), float(seconds or "1")
+    if limit < 1 or not (math.isfinite(window) and window > 0):
+        raise ValueError(f"a rate is FRAMES,SECONDS, both positive, not {text!r}")
+    return (limit, window)
+
+
+def _delay_argument(text: str) -> tuple[float, float] | None:
+    try:
+        return parse_delay(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def serve(
@@ -433,28 +628,45 @@ def serve(
 
     Environment: ``CAPICUA_BOT_DELAY`` ("0" or "0.6,1.5" seconds) and
     ``CAPICUA_RATE_LIMIT`` ("20,1": frames per seconds per socket) when
-    the arguments are not given."""
+    the arguments are not given. Every connection is bounded in time: see
+    :func:`capicua.server.httpedge.uvicorn_config`."""
     import uvicorn
 
-    delay = bot_delay or parse_delay(os.environ.get("CAPICUA_BOT_DELAY")) or (0.6, 1.5)
-    if rate_limit is None:
-        env_limit = parse_delay(os.environ.get("CAPICUA_RATE_LIMIT"))
-        rate_limit = (int(env_limit[0]), env_limit[1]) if env_limit else (20, 1.0)
-    app = create_app(database_url=database_url, bot_delay=delay, data_dir=data_dir, rate_limit=rate_limit)
-    uvicorn.run(app, host=host, port=port, ws_max_size=MAX_WS_MESSAGE, log_level=log_level, lifespan="on")
+    delay = bot_delay or parse_delay(os.environ.get("CAPICUA_BOT_DELAY")) or DEFAULT_BOT_DELAY
+    rate = rate_limit or parse_rate(os.environ.get("CAPICUA_RATE_LIMIT")) or DEFAULT_RATE_LIMIT
+    app = create_app(database_url=database_url, bot_delay=delay, data_dir=data_dir, rate_limit=rate)
+    server = uvicorn.Server(uvicorn_config(app, host=host, port=port, log_level=log_level))
+    server.run()
+    if not server.started:
+        raise SystemExit(3)  # uvicorn has logged why (the port is taken, the database is unreachable…)
 
 
-def main(argv: list[str] | None = None) -> None:
+def serve_parser(prog: str = "capicua serve") -> argparse.ArgumentParser:
+    """The arguments of ``capicua serve`` and ``python -m capicua.server`` (defaults from the environment)."""
     env = os.environ
-    p = argparse.ArgumentParser(prog="capicua-server", description="Run the Capicúa server")
+    p = argparse.ArgumentParser(prog=prog, description="Run the Capicúa server")
     p.add_argument("--host", default=env.get("CAPICUA_HOST", "127.0.0.1"))
     p.add_argument("--port", type=int, default=int(env.get("CAPICUA_PORT", "8000")))
     p.add_argument("--database", default=env.get("CAPICUA_DATABASE_URL"), help="SQLAlchemy URL")
-    p.add_argument("--data-dir", default=env.get("CAPICUA_DATA_DIR", "data"))
-    p.add_argument("--bot-delay", default=env.get("CAPICUA_BOT_DELAY"), help='seconds, "0" or "0.6,1.5"')
-    p.add_argument("--log-level", default=env.get("CAPICUA_LOG_LEVEL", "info"))
-    a = p.parse_args(argv)
-    serve(a.host, a.port, a.database, parse_delay(a.bot_delay), a.data_dir, a.log_level)
+    p.add_argument(
+        "--data-dir", default=env.get("CAPICUA_DATA_DIR", "data"),
+        help="where the SQLite database lives when --database is not given (default: ./data)",
+    )
+    p.add_argument(
+        "--bot-delay", type=_delay_argument, default=env.get("CAPICUA_BOT_DELAY"),
+        help='seconds a neighbour thinks before playing: "0" or "0.6,1.5" (default 0.6,1.5)',
+    )
+    p.add_argument("--log-level", choices=LOG_LEVELS, default=env.get("CAPICUA_LOG_LEVEL", "info"))
+    return p
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m capicua.server") -> int:
+    a = serve_parser(prog).parse_args(argv)
+    serve(
+        host=a.host, port=a.port, database_url=a.database, bot_delay=a.bot_delay, data_dir=a.data_dir,
+        log_level=a.log_level,
+    )
+    return 0
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from capicua import neighbours
@@ -72,6 +73,10 @@ def public_event(ev: dict[str, Any]) -> dict[str, Any]:
     if "pip_totals" in ev and "next_opener" in ev and ev.get("kind") != "hand_end":
         return {**ev, "kind": "hand_end", "result_kind": ev.get("kind")}
     return ev
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat()
 
 
 def dumps(frame: dict[str, Any]) -> str:
@@ -153,8 +158,12 @@ class Table:
         log_seq: int = 0,
         status: str = "active",
         bot_delay: tuple[float, float] | None = None,
+        created_at: str | None = None,
+        updated_at: str | None = None,
     ) -> None:
         self.manager = manager
+        self.created_at = created_at or now_iso()
+        self.updated_at = updated_at or self.created_at
         self.bot_delay = bot_delay
         self.id = table_id
         self.match = match
@@ -214,6 +223,8 @@ class Table:
             "seq": self.seq,
             "match_result": m.match_result,
             "seats": [dict(s.public(), connected=s.seat in connected) for s in self.seats],
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
         }
 
     # ---------------------------------------------------------------- actor
@@ -362,6 +373,7 @@ class Table:
         m = self.match
         store = self.manager.store
         self.log_seq += 1
+        self.updated_at = now_iso()
         if store is not None:
             await self.manager.store_call(store.append_events, self.id, self.log_seq, [entry])
             if any(e["kind"] == "hand_end" for e in events):
@@ -573,6 +585,9 @@ def rebuild(manager: TableManager, data: dict[str, Any]) -> Table:
         for s in data["seats"]
     ]
     status = "finished" if match.phase == "match_over" else data.get("status", "active")
-    table = Table(manager, data["id"], match, seats, seq=seq, log_seq=len(data["events"]), status=status)
+    table = Table(
+        manager, data["id"], match, seats, seq=seq, log_seq=len(data["events"]), status=status,
+        created_at=data.get("created_at"), updated_at=data.get("updated_at"),
+    )
     table.seen = set()
     return table

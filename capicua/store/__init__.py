@@ -36,6 +36,11 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+def _iso(stored: datetime) -> str:
+    """A stored time (naive, UTC) as ISO 8601 with its offset."""
+    return stored.replace(tzinfo=UTC).isoformat()
+
+
 def default_database_url(data_dir: str | Path = "data") -> str:
     """``sqlite:///<data_dir>/capicua.sqlite3``, creating the folder."""
     path = Path(data_dir)
@@ -172,7 +177,7 @@ class Store:
         return {
             "id": m.id, "preset": m.preset, "options": dict(m.options or {}), "seed": m.seed, "status": m.status,
             "scores": list(m.scores or []), "record": m.record, "seats": seats, "events": events,
-            "created_at": m.created_at.isoformat(), "updated_at": m.updated_at.isoformat(),
+            "created_at": _iso(m.created_at), "updated_at": _iso(m.updated_at),
         }
 
     def active_match_ids(self) -> list[str]:
