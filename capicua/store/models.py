@@ -73,3 +73,18 @@ class MatchEvent(Base):
     seq: Mapped[int] = mapped_column(Integer)
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class TableMatch(Base):
+    """One match played at a table (a table plays several with "Otra partida"):
+    its seed, status, scores and, from its first hand's end on, its record."""
+
+    __tablename__ = "table_matches"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))  # playing | finished
+    scores: Mapped[list[int]] = mapped_column(JSON)
+    record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)

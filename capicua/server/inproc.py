@@ -1,0 +1,261 @@
+"""In-process implementations of the shell's ports (:mod:`capicua.server.ports`).
+
+- :class:`StoreLog`: the event log in the SQL store. One writer thread takes
+  every append waiting at that moment, from every table, and writes them in
+  one transaction (group commit), so tables do not queue behind each other's
+  round trips; reads run in a thread of their own.
+- :class:`LocalBus`: frames to the sockets of this process.
+- :class:`LoopClock`: ``time.time`` and the event loop's timers.
+- :class:`PoolBots`: bots' decisions in a process pool, with a thinking delay
+  and a deadline after which the table plays on without the bot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import queue
+import random
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from capicua.engine import make_rules
+from capicua.server.ports import LogUnavailable, Projection, StaleAppend, TableInfo
+from capicua.server.tablelog import is_legacy, match_seed, migrate_legacy
+from capicua.store import Store, tablelogs
+
+log = logging.getLogger("capicua.store")
+
+
+class StoreLog:
+    """:class:`~capicua.server.ports.EventLog` over a :class:`~capicua.store.Store`."""
+
+    def __init__(self, store: Store, max_batch: int = 256) -> None:
+        self.store = store
+        self.max_batch = max_batch
+        self._healthy = True
+        self._queue: queue.SimpleQueue[tuple[tablelogs.Append, asyncio.Future[None], asyncio.AbstractEventLoop] | None]
+        self._queue = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._write_loop, name="capicua-log-writer", daemon=True)
+        self._writer.start()
+        self._readers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="capicua-log-reader")
+
+    @property
+    def healthy(self) -> bool:
+        return self._healthy
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._writer.join(timeout=10)
+        self._readers.shutdown(wait=True)
+
+    async def _read(self, fn: Callable[..., Any], *args: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._readers, fn, *args)
+        except SQLAlchemyError as exc:
+            raise LogUnavailable(str(exc).splitlines()[0]) from None
+
+    async def _write(self, append: tablelogs.Append) -> None:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        self._queue.put((append, fut, loop))
+        await fut
+
+    async def create(self, table_id: str, open_entry: dict[str, Any]) -> None:
+        teams = make_rules(open_entry["preset"], **open_entry["options"]).teams
+        seed = open_entry.get("seed") or match_seed(open_entry["secret"], 1)
+        try:
+            await self._read(tablelogs.create_table, self.store, open_entry, seed, teams)
+        except LogUnavailable:
+            self._healthy = False
+            raise
+        self._healthy = True
+
+    async def append(
+        self, table_id: str, expected: int, entries: list[dict[str, Any]], projection: Projection | None
+    ) -> None:
+        a = tablelogs.Append(table_id, expected + 1, entries)
+        if projection is not None:
+            a.status = projection.status
+            a.scores = projection.scores
+            a.match_number = projection.match_number
+            a.record = projection.record
+            a.seats = projection.seats
+        await self._write(a)
+
+    async def load(self, table_id: str) -> list[dict[str, Any]] | None:
+        row = await self._read(tablelogs.load_entries, self.store, table_id)
+        if row is None:
+            return None
+        entries: list[dict[str, Any]] = row["events"]
+        if is_legacy(entries):
+            # A log of the first format is rewritten in this one, once, before the table runs.
+            entries = migrate_legacy(row)
+            await self._read(tablelogs.replace_log, self.store, table_id, entries)
+        return entries
+
+    async def info(self, table_id: str) -> TableInfo | None:
+        row = await self._read(tablelogs.table_row, self.store, table_id)
+        if row is None:
+            return None
+        record = row.get("record") or {}
+        return TableInfo(
+            id=row["id"], preset=row["preset"], options=row["options"],
+            status="playing" if row["status"] == "active" else row["status"], scores=row["scores"],
+            created_at=row["created_at"], updated_at=row["updated_at"], seats=row["seats"],
+            match_result=record.get("result") if isinstance(record, dict) else None,
+        )
+
+    # The writer thread: group commit.
+    def _write_loop(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            batch = [item]
+            while len(batch) < self.max_batch:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    self._queue.put(None)
+                    break
+                batch.append(nxt)
+            try:
+                results: list[Exception | None] = tablelogs.append_many(self.store, [b[0] for b in batch])
+                self._healthy = True
+            except SQLAlchemyError as exc:
+                self._healthy = False
+                reason = str(exc).splitlines()[0]
+                log.warning("the store cannot be written: %s", reason)
+                results = [LogUnavailable(reason)] * len(batch)
+            for (_, fut, loop), result in zip(batch, results, strict=True):
+                error: Exception | None = result
+                if isinstance(result, tablelogs.StaleLog):
+                    error = StaleAppend(str(result))
+                with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+                    loop.call_soon_threadsafe(_settle, fut, error)
+
+
+def _settle(fut: asyncio.Future[None], error: Exception | None) -> None:
+    if fut.done():
+        return
+    if error is None:
+        fut.set_result(None)
+    else:
+        fut.set_exception(error)
+
+
+class _Sub:
+    def __init__(self, bus: LocalBus, table_id: str, audiences: tuple[str, ...], sink: Callable[[str], None]) -> None:
+        self.bus = bus
+        self.table_id = table_id
+        self.audiences = audiences
+        self.sink = sink
+
+    def close(self) -> None:
+        self.bus._drop(self)
+
+
+class LocalBus:
+    """:class:`~capicua.server.ports.Bus` for the sockets of this process."""
+
+    def __init__(self) -> None:
+        self._subs: dict[str, dict[str, set[_Sub]]] = defaultdict(lambda: defaultdict(set))
+
+    def subscribe(self, table_id: str, audiences: tuple[str, ...], sink: Callable[[str], None]) -> _Sub:
+        sub = _Sub(self, table_id, audiences, sink)
+        table = self._subs[table_id]
+        for a in audiences:
+            table[a].add(sub)
+        return sub
+
+    def _drop(self, sub: _Sub) -> None:
+        table = self._subs.get(sub.table_id)
+        if table is None:
+            return
+        for a in sub.audiences:
+            subs = table.get(a)
+            if subs is not None:
+                subs.discard(sub)
+                if not subs:
+                    del table[a]
+        if not table:
+            del self._subs[sub.table_id]
+
+    def publish(self, table_id: str, audience: str, text: str) -> None:
+        table = self._subs.get(table_id)
+        if not table:
+            return
+        if audience == "all":
+            targets: set[_Sub] = set()
+            for subs in table.values():
+                targets |= subs
+        else:
+            targets = set(table.get(audience, ()))
+        for sub in targets:
+            sub.sink(text)
+
+
+class _Handle:
+    def __init__(self, handle: asyncio.TimerHandle) -> None:
+        self.handle = handle
+
+    def cancel(self) -> None:
+        self.handle.cancel()
+
+
+class LoopClock:
+    """:class:`~capicua.server.ports.Clock` on the running event loop."""
+
+    def now_ms(self) -> int:
+        return int(time.time() * 1000)
+
+    def call_at(self, at_ms: int, callback: Callable[[], None]) -> _Handle:
+        delay = max(0.0, (at_ms - self.now_ms()) / 1000)
+        return _Handle(asyncio.get_running_loop().call_later(delay, callback))
+
+
+def bot_decide(level: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Runs in a worker process."""
+    from capicua.bots import decide
+
+    return decide(level, view, seed)
+
+
+class PoolBots:
+    """:class:`~capicua.server.ports.BotPool`: bots think in ``executor`` (a process
+    pool), never on the event loop. A move takes at least a random delay in
+    ``delay`` (seconds: neighbours are not instant) and at most ``deadline``
+    seconds, after which the answer is ``{}`` and the table plays on."""
+
+    def __init__(self, executor: Executor | None, delay: tuple[float, float] = (0.6, 1.5), deadline: float = 10.0) -> None:
+        self.executor = executor
+        self.delay = delay
+        self.deadline = deadline
+        self._rng = random.Random()
+
+    async def decide(self, level: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        lo, hi = self.delay
+        pause = self._rng.uniform(lo, hi) if hi > 0 else 0.0
+        fut = loop.run_in_executor(self.executor, bot_decide, level, view, seed)
+        try:
+            if pause:
+                await asyncio.sleep(pause)
+            return dict(await asyncio.wait_for(fut, self.deadline))
+        except asyncio.CancelledError:
+            fut.cancel()
+            raise
+        except Exception as exc:  # a broken pool, a bot's bug, a deadline: the table must not stall
+            log.warning("a %s bot gave no move (%s); the table plays on", level, type(exc).__name__)
+            return {}

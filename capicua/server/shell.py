@@ -1,0 +1,235 @@
+"""The table shell: runs one :class:`~capicua.server.core.TableCore` on the event loop.
+
+One asyncio task per table takes commands from the table's inbox one at a
+time and, for each, in this order:
+
+1. asks the core what changes (``core.handle(command, clock.now_ms())``);
+2. appends the entries to the event log, naming how many it holds already
+   (a stale append stops this copy of the table); while the log cannot be
+   written the table is *paused*: it says so to everyone, keeps the change
+   unsent and unsaid, and retries until the store is back;
+3. publishes the frames through the bus (never before step 2 succeeded);
+4. runs the effects: asks the bot pool, starts and cancels timers.
+
+A bug in the core stops this table only: its sockets are told to reload and
+the next hello loads it again from its log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from capicua.server import protocol
+from capicua.server.core import (
+    PUBLIC,
+    AskBot,
+    BotAnswer,
+    CancelTimer,
+    Command,
+    FromConn,
+    Leave,
+    Outcome,
+    StartTimer,
+    TableCore,
+    TimerFired,
+    conn_audience,
+    seat_audience,
+)
+from capicua.server.ports import (
+    BotPool,
+    Bus,
+    Clock,
+    EventLog,
+    LogUnavailable,
+    StaleAppend,
+    Subscription,
+    TimerHandle,
+)
+from capicua.server.protocol import Code
+
+log = logging.getLogger("capicua.tables")
+RETRY_S = (0.5, 1.0, 2.0, 5.0)  # waits between attempts while the store cannot be written
+
+
+def dumps(frame: dict[str, Any]) -> str:
+    return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
+
+
+class TableShell:
+    """One running table. Made by :class:`capicua.server.tables.Tables`."""
+
+    def __init__(
+        self,
+        core: TableCore,
+        stored: int,
+        event_log: EventLog,
+        bus: Bus,
+        clock: Clock,
+        bots: BotPool,
+        on_stop: Callable[[TableShell], None],
+    ) -> None:
+        self.core = core
+        self.id = core.id
+        self.stored = stored  # entries of this table in the log
+        self.log = event_log
+        self.bus = bus
+        self.clock = clock
+        self.bots = bots
+        self.on_stop = on_stop
+        self.inbox: asyncio.Queue[Command] = asyncio.Queue()
+        self.paused = False
+        self.stopped = False
+        self.idle_since: int | None = clock.now_ms()
+        self._task: asyncio.Task[None] | None = None
+        self._timers: dict[str, TimerHandle] = {}
+        self._bot_tasks: set[asyncio.Task[None]] = set()
+        self._subs: dict[int, tuple[str | None, Subscription | None, Callable[[str], None]]] = {}
+
+    # ------------------------------------------------------------- running
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"table-{self.id}")
+
+    def post(self, cmd: Command) -> None:
+        if not self.stopped:
+            self.inbox.put_nowait(cmd)
+
+    def attach(self, conn: int, sink: Callable[[str], None]) -> None:
+        """Let socket ``conn`` receive its own frames (before its hello is handled)."""
+        sub = self.bus.subscribe(self.id, (conn_audience(conn),), sink)
+        self._subs[conn] = (None, sub, sink)
+        self.idle_since = None
+
+    def conns(self) -> int:
+        return len(self._subs)
+
+    async def stop(self) -> None:
+        self.stopped = True
+        for handle in self._timers.values():
+            handle.cancel()
+        self._timers.clear()
+        for task in list(self._bot_tasks):
+            task.cancel()
+        if self._task is not None and self._task is not asyncio.current_task():
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        for _, sub, _ in self._subs.values():
+            if sub is not None:
+                sub.close()
+        self._subs.clear()
+
+    async def _run(self) -> None:
+        while not self.stopped:
+            cmd = await self.inbox.get()
+            try:
+                out = self.core.handle(cmd, self.clock.now_ms())
+            except Exception:
+                log.exception("table %s stopped on a fault; it reloads from its log on the next hello", self.id)
+                await self._fail(Code.INTERNAL, "the table stopped on a server fault; reload")
+                return
+            try:
+                await self._persist(out)
+            except StaleAppend:
+                log.warning("table %s: another copy wrote its log; this one stops", self.id)
+                await self._fail(Code.INTERNAL, "the table moved; reload")
+                return
+            self._route(cmd)
+            self._publish(out)
+            self._run_effects(out)
+
+    async def _persist(self, out: Outcome) -> None:
+        if not out.entries:
+            return
+        attempt = 0
+        while True:
+            try:
+                await self.log.append(self.id, self.stored, out.entries, out.projection)
+                break
+            except LogUnavailable:
+                if not self.paused:
+                    self.paused = True
+                    log.warning("table %s paused: the store cannot be written", self.id)
+                    self._broadcast_direct(protocol.paused_frame(True))
+                await asyncio.sleep(RETRY_S[min(attempt, len(RETRY_S) - 1)])
+                attempt += 1
+        self.stored += len(out.entries)
+        if self.paused:
+            self.paused = False
+            log.info("table %s resumed: the store is back", self.id)
+            self._broadcast_direct(protocol.paused_frame(False))
+
+    def _broadcast_direct(self, frame: dict[str, Any]) -> None:
+        text = dumps(frame)
+        for conn in list(self._subs):
+            self.bus.publish(self.id, conn_audience(conn), text)
+
+    def _route(self, cmd: Command) -> None:
+        """Subscribe each socket to its audience (its seat's, or the spectators')."""
+        if isinstance(cmd, Leave):
+            entry = self._subs.pop(cmd.conn, None)
+            if entry is not None and entry[1] is not None:
+                entry[1].close()
+            if not self._subs:
+                self.idle_since = self.clock.now_ms()
+            return
+        for conn, (audience, sub, sink) in list(self._subs.items()):
+            state = self.core.conns.get(conn)
+            if state is None:
+                continue
+            want = seat_audience(state.seat) if state.seat is not None else PUBLIC
+            if want != audience:
+                if sub is not None:
+                    sub.close()
+                new = self.bus.subscribe(self.id, (conn_audience(conn), want), sink)
+                self._subs[conn] = (want, new, sink)
+
+    def _publish(self, out: Outcome) -> None:
+        for audience, frame in out.frames:
+            self.bus.publish(self.id, audience, dumps(frame))
+
+    def _run_effects(self, out: Outcome) -> None:
+        loop = asyncio.get_running_loop()
+        for eff in out.effects:
+            if isinstance(eff, AskBot):
+                task = loop.create_task(self._ask(eff))
+                self._bot_tasks.add(task)
+                task.add_done_callback(self._bot_tasks.discard)
+            elif isinstance(eff, StartTimer):
+                old = self._timers.pop(eff.key, None)
+                if old is not None:
+                    old.cancel()
+                key = eff.key
+                self._timers[key] = self.clock.call_at(eff.at, lambda key=key: self._fire(key))  # type: ignore[misc]
+            elif isinstance(eff, CancelTimer):
+                handle = self._timers.pop(eff.key, None)
+                if handle is not None:
+                    handle.cancel()
+
+    def _fire(self, key: str) -> None:
+        self._timers.pop(key, None)
+        self.post(TimerFired(key))
+
+    async def _ask(self, eff: AskBot) -> None:
+        action = await self.bots.decide(eff.level, eff.view, eff.seed)
+        self.post(BotAnswer(eff.key, action))
+
+    async def _fail(self, code: Code, message: str) -> None:
+        self._broadcast_direct(protocol.error_frame(code, message, self.core.seq))
+        self.on_stop(self)
+        await self.stop()
+
+    # ------------------------------------------------------------- intents
+
+    def intent(self, conn: int, intent: protocol.Intent) -> None:
+        """A socket's intent. While the table is paused a change is refused at once."""
+        if self.paused:
+            frame = protocol.error_frame(Code.PAUSED, "the table cannot save right now; try again", self.core.seq)
+            self.bus.publish(self.id, conn_audience(conn), dumps(frame))
+            return
+        self.post(FromConn(conn, intent))

@@ -1,0 +1,170 @@
+"""Table logs in the store: create a table, append to its log (fenced, many
+tables in one transaction), load it, and read a table's row.
+
+The log lives in ``match_events`` (one row per entry, numbered from 1; the
+unique ``(match_id, seq)`` is the fence: an entry number written twice fails
+the append as stale). ``matches`` and ``seats`` are listing rows kept up to
+date from each append's projection, and ``table_matches`` keeps each match's
+record. Synchronous: :class:`capicua.server.inproc.StoreLog` calls these from
+its writer thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.exc import IntegrityError
+
+from . import Store
+from .models import MatchEvent, MatchRow, SeatRow, TableMatch
+
+
+class StaleLog(Exception):
+    """An entry number of the append is already written."""
+
+
+@dataclass(slots=True)
+class Append:
+    """Entries ``first_seq, first_seq + 1, …`` of a table, and what its rows say now."""
+
+    table_id: str
+    first_seq: int
+    entries: list[dict[str, Any]]
+    status: str | None = None
+    scores: list[int] | None = None
+    match_number: int | None = None
+    record: dict[str, Any] | None = None
+    seats: list[dict[str, Any]] | None = None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def create_table(store: Store, open_entry: dict[str, Any], first_seed: str, teams: int) -> None:
+    """A new table's rows and the first entry of its log."""
+    now = _now()
+    tid = open_entry["table"]
+    with store.sessions.begin() as s:
+        s.add(
+            MatchRow(
+                id=tid, preset=open_entry["preset"], options=dict(open_entry["options"]), seed=first_seed,
+                status="lobby" if open_entry.get("private") else "playing", scores=[0] * teams, record=None,
+                created_at=now, updated_at=now,
+            )
+        )
+        s.flush()
+        _write_seats(s, tid, open_entry["seats"])
+        s.add(TableMatch(table_id=tid, number=1, status="playing", scores=[0] * teams, record=None,
+                         created_at=now, updated_at=now))
+        s.add(MatchEvent(match_id=tid, seq=1, data=open_entry, created_at=now))
+
+
+def _write_seats(s: Any, table_id: str, seats: list[dict[str, Any]]) -> None:
+    s.execute(delete(SeatRow).where(SeatRow.match_id == table_id))
+    s.flush()
+    for seat in seats:
+        s.add(
+            SeatRow(
+                match_id=table_id, seat=seat["seat"], kind=seat.get("kind", "empty")[:8],
+                player_id=seat.get("player"), name=seat.get("name", ""), level=seat.get("level"),
+                character=seat.get("character"),
+            )
+        )
+
+
+def append_many(store: Store, appends: list[Append]) -> list[Exception | None]:
+    """Write every append in one transaction; when that fails on a stale entry,
+    write them one by one so that only the stale ones fail. Returns, per append,
+    ``None`` or the :class:`StaleLog` it met. Other database errors propagate."""
+    if not appends:
+        return []
+    try:
+        with store.sessions.begin() as s:
+            for a in appends:
+                _write(s, a)
+        return [None] * len(appends)
+    except IntegrityError:
+        if len(appends) == 1:
+            return [StaleLog(f"entry {appends[0].first_seq} of {appends[0].table_id} is already written")]
+    results: list[Exception | None] = []
+    for a in appends:
+        try:
+            with store.sessions.begin() as s:
+                _write(s, a)
+            results.append(None)
+        except IntegrityError:
+            results.append(StaleLog(f"entry {a.first_seq} of {a.table_id} is already written"))
+    return results
+
+
+def _write(s: Any, a: Append) -> None:
+    now = _now()
+    for i, data in enumerate(a.entries):
+        s.add(MatchEvent(match_id=a.table_id, seq=a.first_seq + i, data=data, created_at=now))
+    s.flush()
+    values: dict[str, Any] = {"updated_at": now}
+    if a.status is not None:
+        values["status"] = a.status
+    if a.scores is not None:
+        values["scores"] = list(a.scores)
+    if a.record is not None:
+        values["record"] = a.record
+    s.execute(update(MatchRow).where(MatchRow.id == a.table_id).values(**values))
+    if a.seats is not None:
+        _write_seats(s, a.table_id, a.seats)
+    if a.match_number is not None:
+        row = s.get(TableMatch, (a.table_id, a.match_number))
+        status = "finished" if a.status == "finished" else "playing"
+        if row is None:
+            s.add(TableMatch(table_id=a.table_id, number=a.match_number, status=status,
+                             scores=list(a.scores or []), record=a.record, created_at=now, updated_at=now))
+        else:
+            row.status = status
+            row.updated_at = now
+            if a.scores is not None:
+                row.scores = list(a.scores)
+            if a.record is not None:
+                row.record = a.record
+
+
+def replace_log(store: Store, table_id: str, entries: list[dict[str, Any]]) -> None:
+    """Rewrite a table's whole log (the one-time migration of a log of the first format)."""
+    now = _now()
+    with store.sessions.begin() as s:
+        s.execute(delete(MatchEvent).where(MatchEvent.match_id == table_id))
+        s.flush()
+        for i, data in enumerate(entries):
+            s.add(MatchEvent(match_id=table_id, seq=i + 1, data=data, created_at=now))
+
+
+def load_entries(store: Store, table_id: str) -> dict[str, Any] | None:
+    """The table's row (as :meth:`Store.load_match` gives it) with its log entries in order."""
+    return store.load_match(table_id)
+
+
+def table_row(store: Store, table_id: str) -> dict[str, Any] | None:
+    """The table's listing row and seats, without its log."""
+    with store.sessions() as s:
+        m = s.get(MatchRow, table_id)
+        if m is None:
+            return None
+        seats = [
+            {"seat": r.seat, "kind": r.kind, "name": r.name, "level": r.level, "character": r.character}
+            for r in s.scalars(select(SeatRow).where(SeatRow.match_id == table_id).order_by(SeatRow.seat))
+        ]
+        return {
+            "id": m.id, "preset": m.preset, "options": dict(m.options or {}), "status": m.status,
+            "scores": list(m.scores or []), "record": m.record, "seats": seats,
+            "created_at": m.created_at.isoformat(), "updated_at": m.updated_at.isoformat(),
+        }
+
+
+def match_records(store: Store, table_id: str) -> list[dict[str, Any]]:
+    """Every match of a table with its record (``None`` before its first hand ends)."""
+    with store.sessions() as s:
+        rows = s.scalars(select(TableMatch).where(TableMatch.table_id == table_id).order_by(TableMatch.number))
+        return [{"number": r.number, "status": r.status, "scores": list(r.scores), "record": r.record} for r in rows]
