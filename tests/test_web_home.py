@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import test_web_static as web
 from test_web_static import (
+    ARTIFACTS,
     assert_no_hscroll,
     match_over_view,
     mid_view,
@@ -56,6 +57,24 @@ def choose_game(page: Any, preset: str, seats: str | None = None) -> None:
     page.select_option('[data-testid="preset"]', preset)
     if seats is not None:
         page.select_option('[data-testid="seats"]', seats)
+
+
+def full_shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.wait_for_timeout(150)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
+def answer_with(status: int, answer: dict[str, Any] | None) -> Any:
+    """A route handler that answers POST /api/tables with ``answer`` (or a plain-text 500 page)."""
+
+    def handle(route: Any) -> None:
+        if answer is None:
+            route.fulfill(status=status, content_type="text/plain", body="Internal Server Error")
+        else:
+            route.fulfill(status=status, content_type="application/json", body=json.dumps(answer))
+
+    return handle
 
 
 def form_error(page: Any) -> str:
@@ -102,7 +121,7 @@ def test_home_screens_with_a_two_and_a_three_player_game(browser: Any, live_serv
     ctx, page = home(browser, srv.base, width, height)
     try:
         choose_game(page, "mano-a-mano")
-        assert page.locator('[data-testid="seats"]').inner_text().strip().startswith("2 jugadores")
+        assert page.locator('[data-testid="seats"]').inner_text().strip() == "2, tú contra un vecino"
         assert_no_hscroll(page, width)
         shot(page, f"home-2-players-{width}.png")
         choose_game(page, "all-fives", "3:solo")
@@ -166,8 +185,7 @@ def test_home_errors_are_in_the_page_language(browser: Any, live_server: Any) ->
             (500, None, "El servidor tuvo un problema"),
         ]
         for status, answer, spanish in answers:
-            page.route("**/api/tables", lambda route, s=status, a=answer: route.fulfill(
-                status=s, content_type="application/json" if a else "text/plain", body=json.dumps(a) if a else "Internal Server Error"))
+            page.route("**/api/tables", answer_with(status, answer))
             page.click('[data-testid="play-button"]')
             page.wait_for_function("(s) => document.getElementById('form-error').textContent.includes(s)", arg=spanish, timeout=5000)
             assert english not in form_error(page) and "Internal" not in form_error(page)
@@ -218,8 +236,8 @@ def test_open_tables_list_only_unfinished_ones_by_game_score_and_date(browser: A
         assert page.evaluate("localStorage.getItem('capicua:table:t_gone')") is None
         assert page.evaluate(f"localStorage.getItem('capicua:table:{finished['table_id']}')") is not None
         page.click('[data-testid="lang-toggle"]')
-        assert link.inner_text().startswith("La Plaza (double-six, partnerships) · 0–0")
-        shot(page, "home-open-tables-1280.png")
+        assert link.inner_text().startswith("La Plaza (double-six, partners) · 0–0")
+        full_shot(page, "home-open-tables-1280.png")
     finally:
         ctx.close()
 
@@ -279,7 +297,7 @@ def test_verify_page_says_the_hash_matches_and_draws_the_deal(browser: Any, live
             assert sleeping == " ".join(f"{a}-{b}" for a, b in deal["sleeping"])
             assert len(deal["sleeping"]) == 15
             assert_no_hscroll(page, width)
-            shot(page, f"verify-{width}.png")
+            full_shot(page, f"verify-{width}.png")
             assert page.errors == []
         finally:
             ctx.close()

@@ -138,15 +138,15 @@ function sleepingBlock(r) {
 function renderResult(r) {
   const box = $('verify');
   const back = state.query.table ? h('p', {}, h('a', { class: 'btn', href: `/t/${encodeURIComponent(state.query.table)}`, text: t('verify.back') })) : null;
-  box.replaceChildren(
+  const parts = [
     h('h2', { text: t('verify.heading', { n: r.hand, game: presetLabel(r.preset) }) }),
     h('dl', { class: 'vf-facts' },
       h('dt', { text: t('verify.published') }),
-      h('dd', {}, r.published_hash ? h('code', { class: 'wrap', 'data-testid': 'verify-published', text: r.published_hash }) : h('span', { class: 'muted', text: '—' })),
+      h('dd', {}, r.published_hash ? h('code', { class: 'vf-code', 'data-testid': 'verify-published', text: r.published_hash }) : h('span', { class: 'muted', text: '—' })),
       h('dt', { text: t('verify.seed') }),
-      h('dd', {}, h('code', { class: 'wrap', 'data-testid': 'verify-seed', text: r.seed })),
+      h('dd', {}, h('code', { class: 'vf-code', 'data-testid': 'verify-seed', text: r.seed })),
       h('dt', { text: t('verify.seed_hash') }),
-      h('dd', {}, h('code', { class: 'wrap', 'data-testid': 'verify-seed-hash', text: r.seed_hash }))),
+      h('dd', {}, h('code', { class: 'vf-code', 'data-testid': 'verify-seed-hash', text: r.seed_hash }))),
     hashVerdict(r),
     dealVerdict(r),
     voidedList(r),
@@ -154,15 +154,16 @@ function renderResult(r) {
     handsList(r),
     sleepingBlock(r),
     h('p', { class: 'vf-yourself muted small' }, h('span', { text: `${t('verify.yourself')} ` }),
-      h('code', { class: 'wrap', text: `capicua verify --preset ${r.preset} --seed ${r.seed}` })),
+      h('code', { class: 'vf-code', text: `capicua verify --preset ${r.preset} --seed ${r.seed}` })),
     back,
-  );
+  ];
+  box.replaceChildren(...parts.filter(Boolean));
 }
 
 function renderError(code) {
   const box = $('verify');
   const back = state.query && state.query.table ? h('p', {}, h('a', { class: 'btn', href: `/t/${encodeURIComponent(state.query.table)}`, text: t('verify.back') })) : null;
-  box.replaceChildren(h('p', { class: 'vf-error', role: 'alert', 'data-testid': 'verify-error', 'data-code': code, text: errorText(code) }), back);
+  box.replaceChildren(...[h('p', { class: 'vf-error', role: 'alert', 'data-testid': 'verify-error', 'data-code': code, text: errorText(code) }), back].filter(Boolean));
 }
 
 function render() {
