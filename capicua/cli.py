@@ -62,6 +62,7 @@ def run_sim(args: argparse.Namespace, out: Any = None) -> dict[str, Any]:
         "domino": 0,
         "tranque": 0,
         "tie": 0,
+        "target": 0,  # hands cut short by an in-play score reaching the target (All Fives)
         "redeals": 0,
         "hands_won_by_team": [0] * teams,
         "matches_won_by_team": [0] * teams,
@@ -179,6 +180,8 @@ def describe_hand(match: Match) -> str:
     if res is not None:
         if res["kind"] == "tie":
             lines.append("  Tranque, tied: nobody scores.")
+        elif res["kind"] == "target":
+            lines.append(f"  {seat_name(match, res['seat'])} reaches the target: the match ends here.")
         else:
             kind = "¡Dominó!" if res["kind"] == "domino" else "Tranque"
             cap = " ¡Capicúa!" if res["capicua"] else ""
@@ -212,7 +215,14 @@ def cmd_replay(path: str) -> int:
         except RecordError as exc:
             print(
                 json.dumps(
-                    {"ok": False, "record": index, "hand": exc.hand, "action": exc.action, "error": str(exc)}
+                    {
+                        "ok": False,
+                        "record": index,
+                        "hand": exc.hand,
+                        "action": exc.action,
+                        "field": exc.field,
+                        "error": str(exc),
+                    }
                 )
             )
             return 1
@@ -221,15 +231,38 @@ def cmd_replay(path: str) -> int:
     return 0
 
 
-def cmd_verify(preset: str, seed: str, options: dict[str, Any]) -> int:
-    from .verify import verify_deal
+def cmd_verify(args: argparse.Namespace) -> int:
+    """``capicua verify``: a hand's deal from its seed (``--seed``) or from a record (``--record``)."""
+    from .verify import VerifyError, verify_deal, verify_record_hand
 
     try:
-        print(json.dumps(verify_deal(preset, seed, options), indent=1))
-    except RulesError as exc:
-        print(json.dumps({"ok": False, "error": str(exc)}))
+        if args.record is not None:
+            answer = verify_record_hand(_read_record(args.record, args.match), args.hand)
+        elif args.seed is not None:
+            shown = [int(x) for x in args.shown.split(",")] if args.shown else []
+            answer = verify_deal(args.preset, args.seed, parse_options(args.option), args.hand, args.previous, shown)
+        else:
+            raise VerifyError("malformed", "give --seed HAND_SEED, or --record FILE and --hand N", 400)
+    except (RulesError, VerifyError, ValueError, OSError) as exc:
+        code = exc.code if isinstance(exc, (RulesError, VerifyError)) else "malformed"
+        print(json.dumps({"ok": False, "code": code, "error": str(exc)}))
         return 2
-    return 0
+    print(json.dumps(answer, indent=1))
+    ok = answer["hash_ok"] is not False and answer["deal_matches"] is not False
+    return 0 if ok else 1
+
+
+def _read_record(path: str, index: int) -> Any:
+    """Record ``index`` of a file holding one JSON record or JSON lines (``sim --records``)."""
+    with open(path) as fh:
+        text = fh.read()
+    try:
+        records = [json.loads(text)]
+    except json.JSONDecodeError:
+        records = [json.loads(ln) for ln in text.splitlines() if ln.strip()]
+    if not 0 <= index < len(records):
+        raise ValueError(f"{path} holds {len(records)} records; --match goes from 0 to {len(records) - 1}")
+    return records[index]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -257,10 +290,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     _sim_parser(sub)
     rp = sub.add_parser("replay", help="re-validate a match record (JSON or JSON lines) and print its results")
     rp.add_argument("file")
-    vp = sub.add_parser("verify", help="recompute a hand's deal from its revealed seed")
+    vp = sub.add_parser(
+        "verify", help="recompute a hand's deal from its revealed seed, or from a match record"
+    )
     vp.add_argument("--preset", default="cubano")
-    vp.add_argument("--seed", required=True, help="the hand seed revealed after the hand")
+    vp.add_argument("--seed", default=None, help="the hand seed revealed after the hand")
     vp.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    vp.add_argument("--hand", type=int, default=1, help="the hand number (1 by default)")
+    vp.add_argument(
+        "--previous", choices=("domino", "tranque", "tie"), default=None,
+        help="how the hand before ended (asked only when the deal depends on it)",
+    )
+    vp.add_argument("--shown", default="", metavar="SEAT,SEAT", help="seats that showed five doubles, in order")
+    vp.add_argument("--record", default=None, metavar="FILE", help="verify hand --hand of this match record")
+    vp.add_argument("--match", type=int, default=0, help="which record of a JSON-lines file (0 by default)")
     sub.add_parser("bench", help="playout throughput benchmark")
     sub.add_parser("tournament", help="duplicate-deal bot tournament")
     sub.add_parser("fit-playmodel", help="fit experto's play model to the search bots' decisions")
@@ -282,7 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "replay":
         return cmd_replay(args.file)
     if args.command == "verify":
-        return cmd_verify(args.preset, args.seed, parse_options(args.option))
+        return cmd_verify(args)
     return 2
 
 

@@ -1,24 +1,48 @@
 """Fair deals you can check: recompute a hand's deal from its revealed seed.
 
 Before a hand the table publishes ``seed_hash = sha256(hand_seed)``; when the
-hand is over it reveals ``hand_seed``. :func:`verify_deal` recomputes the deal
-exactly as the engine makes it (``Match._deal``): shuffle the whole set with
-``random.Random(hand_seed)``, split it into hands and sleeping tiles, and
-shuffle again from the same generator for every deal that the rules void
-(five doubles in one hand; no double at all when the hand must be opened
-with a double). Used by ``GET /api/verify`` and ``capicua verify``.
+hand is over it reveals ``hand_seed``. The deal is recomputed with the
+engine's own deal code (:func:`capicua.engine.deal.deal_hand`, the function
+:class:`~capicua.engine.Match` deals with), so it is the deal that was
+played: the deals the rules voided, the deals voided because a player showed
+five doubles (``redeal_five_doubles=on_request``), and the opener rule of
+hand N (which decides whether a deal without any double is void) included.
+
+Two forms, used by ``capicua verify`` and ``GET /api/verify``:
+
+* :func:`verify_deal` — from a seed: the rules, the hand number, how the
+  hand before ended (only when the deal depends on it) and the seats that
+  showed five doubles;
+* :func:`verify_record_hand` — hand N of a match record: everything above
+  comes from the record, which also gives the hash published before the deal
+  and the deal that was played, to compare.
+
+Both answer :data:`ANSWER_KEYS` (see docs/protocol.md, "Fair deals") or raise
+:class:`VerifyError` with a protocol code.
 """
 
 from __future__ import annotations
 
-import random
+from collections.abc import Sequence
 from typing import Any
 
-from capicua.engine import make_rules, seed_hash
-from capicua.engine.rules import DEAL_OPENERS
-from capicua.engine.seeds import shuffled_set, split_deal
+from capicua.engine import EngineError, Rules, RulesError, make_rules, rules_from_json, seed_hash
+from capicua.engine.deal import HandDeals, deal_hand, opener_rule, shown_seats
 
-MAX_DEALS = 10_000
+ANSWER_KEYS = (
+    "preset", "options", "hand", "seed", "seed_hash", "published_hash", "hash_ok",
+    "hands", "sleeping", "voided", "deals", "deal_matches",
+)
+PREVIOUS_KINDS = ("domino", "tranque", "tie")
+
+
+class VerifyError(ValueError):
+    """A verification that cannot be answered: ``code`` and ``status`` as the protocol names them."""
+
+    def __init__(self, code: str, message: str, status: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
 
 
 def verify_deal(
@@ -26,48 +50,115 @@ def verify_deal(
     hand_seed: str,
     options: dict[str, Any] | None = None,
     hand_number: int = 1,
-    opener_rule: str | None = None,
+    previous_kind: str | None = None,
+    shown: Sequence[int] = (),
 ) -> dict[str, Any]:
-    """Recompute the deal of the hand whose seed is ``hand_seed``.
+    """Recompute the deal of hand ``hand_number`` whose revealed seed is ``hand_seed``.
 
-    ``opener_rule`` is the rule that chose the hand's opener (it decides
-    whether a deal without any double is void); by default the rules'
-    ``first_opener`` for hand 1 and ``next_opener_after_win`` after it.
-    Returns ``{"preset", "seed", "seed_hash", "hands", "sleeping", "voided",
-    "deals"}``: ``hands[seat]`` is the sorted list of tiles dealt to each
-    seat, ``voided`` the reasons of the deals that were made again.
-    Raises ``RulesError`` for an unknown preset or option and ``ValueError``
-    for an empty seed.
+    ``previous_kind`` is how the hand before ended (``domino``, ``tranque``
+    or ``tie``); it is needed only when the opener rules after a win and
+    after a tranque deal differently (one of them is decided by the deal),
+    and :class:`VerifyError` ``malformed`` says so when it is missing then.
+    ``shown`` are the seats that showed five doubles, in order (the hand's
+    ``voided`` list names them). Raises :class:`RulesError` for rules that
+    cannot be built.
     """
     if not isinstance(hand_seed, str) or not hand_seed:
-        raise ValueError("the seed is a non-empty string")
+        raise VerifyError("malformed", "the seed is a non-empty string", 400)
     rules = make_rules(preset, **(options or {}))
-    if opener_rule is None:
-        opener_rule = rules.first_opener if hand_number <= 1 else rules.next_opener_after_win
-    rng = random.Random(hand_seed)
-    voided: list[dict[str, Any]] = []
-    for _ in range(MAX_DEALS):
-        tiles = shuffled_set(rng, rules.max_pip)
-        hands, sleeping = split_deal(tiles, rules.players, rules.hand_size)
-        reason: str | None = None
-        seat: int | None = None
-        if rules.redeal_five_doubles == "automatic":
-            for s, h in enumerate(hands):
-                if sum(1 for t in h if t[0] == t[1]) >= 5:
-                    reason, seat = "five_doubles", s
-                    break
-        if reason is None and opener_rule in DEAL_OPENERS:
-            if not any(t[0] == t[1] for h in hands for t in h):
-                reason = "no_double"
-        if reason is None:
-            return {
-                "preset": preset,
-                "seed": hand_seed,
-                "seed_hash": seed_hash(hand_seed),
-                "hands": [[list(t) for t in h] for h in hands],
-                "sleeping": [list(t) for t in sleeping],
-                "voided": voided,
-                "deals": len(voided) + 1,
-            }
-        voided.append({"reason": reason, "seat": seat})
-    raise RuntimeError("no deal stood after many tries")  # pragma: no cover
+    return deal_answer(rules, hand_seed, hand_number, _deals(rules, hand_seed, hand_number, previous_kind, shown))
+
+
+def verify_record_hand(record: Any, hand_number: int) -> dict[str, Any]:
+    """Recompute the deal of hand ``hand_number`` (1-based) of a match record
+    and compare it with the hash published before it and the deal played.
+
+    A hand that is not over (or not dealt yet) keeps its seed secret:
+    :class:`VerifyError` ``hand_not_over``. A record that cannot be read is
+    ``malformed``.
+    """
+    if not isinstance(record, dict) or not isinstance(record.get("hands"), list):
+        raise VerifyError("malformed", "a match record is an object with a list of hands", 400)
+    try:
+        rules = rules_from_json(record.get("rules"))
+    except RulesError as exc:
+        raise VerifyError("bad_rules", f"the record's rules: {exc}", 400) from exc
+    hands = record["hands"]
+    if not 1 <= hand_number <= len(hands):
+        raise VerifyError("hand_not_over", f"hand {hand_number} has not been dealt yet", 409)
+    entry = _hand_entry(hands, hand_number)
+    result = entry.get("result")
+    if result is None:
+        raise VerifyError("hand_not_over", f"hand {hand_number} is not over: its seed is still secret", 409)
+    seed = result.get("seed") if isinstance(result, dict) else None
+    if not isinstance(seed, str) or not seed:
+        raise VerifyError("malformed", f"hand {hand_number} of the record reveals no seed", 400)
+    previous = _hand_entry(hands, hand_number - 1).get("result") if hand_number > 1 else None
+    previous_kind = previous.get("kind") if isinstance(previous, dict) else None
+    voided = entry.get("voided")
+    if not isinstance(voided, list) or not all(isinstance(v, dict) for v in voided):
+        raise VerifyError("malformed", f"hand {hand_number} of the record has no list of voided deals", 400)
+    dealt = _deals(rules, seed, hand_number, previous_kind, shown_seats(voided))
+    answer = deal_answer(rules, seed, hand_number, dealt)
+    published = entry.get("seed_hash")
+    answer["published_hash"] = published if isinstance(published, str) else None
+    answer["hash_ok"] = answer["seed_hash"] == answer["published_hash"]
+    answer["deal_matches"] = entry.get("deal") == dealt.standing.to_json()
+    return answer
+
+
+def deal_answer(rules: Rules, hand_seed: str, hand_number: int, dealt: HandDeals) -> dict[str, Any]:
+    """The answer for a recomputed deal (the seed form: nothing published to compare with)."""
+    standing = dealt.standing.to_json()
+    return {
+        "preset": rules.preset,
+        "options": dict(rules.options),
+        "hand": hand_number,
+        "seed": hand_seed,
+        "seed_hash": seed_hash(hand_seed),
+        "published_hash": None,
+        "hash_ok": None,
+        "hands": standing["hands"],
+        "sleeping": standing["sleeping"],
+        "voided": [dict(v) for v in dealt.voided],
+        "deals": len(dealt.deals),
+        "deal_matches": None,
+    }
+
+
+def _deals(
+    rules: Rules, hand_seed: str, hand_number: int, previous_kind: str | None, shown: Sequence[int]
+) -> HandDeals:
+    if type(hand_number) is not int or hand_number < 1:
+        raise VerifyError("malformed", "hand is a hand number: 1, 2, 3 ...", 400)
+    if previous_kind is not None and previous_kind not in PREVIOUS_KINDS:
+        raise VerifyError("malformed", f"previous is one of {', '.join(PREVIOUS_KINDS)}", 400)
+    if any(type(s) is not int or not 0 <= s < rules.players for s in shown):
+        raise VerifyError("malformed", f"the seats that showed five doubles are numbers from 0 to {rules.players - 1}", 400)
+    try:
+        if previous_kind is None and hand_number > 1:
+            # Ask the engine both ways; only when they differ must the caller say.
+            after_win, after_tranque = (
+                deal_hand(rules, hand_seed, opener_rule(rules, hand_number, kind), shown) for kind in ("domino", "tranque")
+            )
+            if after_win != after_tranque:
+                raise VerifyError(
+                    "malformed",
+                    f"hand {hand_number}'s deal depends on how hand {hand_number - 1} ended: "
+                    "say previous=domino, tranque or tie",
+                    400,
+                )
+            return after_win
+        return deal_hand(rules, hand_seed, opener_rule(rules, hand_number, previous_kind), shown)
+    except EngineError as exc:  # NoDealError: the rules void every deal, or a seat could not show
+        raise VerifyError("no_deal", str(exc), 422) from exc
+
+
+def _hand_entry(hands: list[Any], hand_number: int) -> dict[str, Any]:
+    entry = hands[hand_number - 1]
+    if not isinstance(entry, dict):
+        raise VerifyError("malformed", f"hand {hand_number} of the record is not an object", 400)
+    return entry
+
+
+__all__ = ["ANSWER_KEYS", "VerifyError", "deal_answer", "verify_deal", "verify_record_hand"]

@@ -115,3 +115,52 @@ def test_sim_verbose_prints_hands(capsys: pytest.CaptureFixture[str]) -> None:
 def test_sim_refuses_impossible_rules(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sim", "--preset", "cubano", "--option", "players=3"]) == 2
     assert "players" in json.loads(capsys.readouterr().out)["error"]
+
+
+def _all_fives_record(tmp_path: Path) -> dict:
+    """A finished All Fives match: in-play points, a cut-short last hand, several hands."""
+    records = tmp_path / "af.jsonl"
+    assert main(["sim", "--preset", "all-fives", "--matches", "1", "--seed", "a", "--records", str(records)]) == 0
+    return json.loads(records.read_text().splitlines()[0])
+
+
+def _scoring_hand(record: dict) -> int:
+    return next(i for i, h in enumerate(record["hands"]) if h["result"]["in_play_points"] > 0 and i > 0)
+
+
+# (what is altered, how, the hand and field the refusal names; "H" is a hand with in-play points)
+TAMPERING = [
+    ("match winner", lambda r, h: r["result"].update(winner=(r["result"]["winner"] + 1) % 4), None, "result.winner"),
+    ("pollona", lambda r, h: r["result"].update(pollona=True), None, "result.pollona"),
+    ("viajera", lambda r, h: r["result"].update(viajera=True), None, "result.viajera"),
+    ("match scores", lambda r, h: r["scores"].__setitem__(1, r["scores"][1] + 5), None, "scores"),
+    ("hand scores", lambda r, h: r["hands"][h]["result"]["scores"].__setitem__(0, 999), "H", "result.scores"),
+    ("pip totals", lambda r, h: r["hands"][h]["result"]["pip_totals"].reverse(), "H", "result.pip_totals"),
+    ("in-play points", lambda r, h: r["hands"][h]["result"].update(in_play_points=1), "H", "result.in_play_points"),
+    ("revealed seed", lambda r, h: r["hands"][h]["result"].update(seed="0" * 64), "H", "result.seed"),
+    ("seed hash", lambda r, h: r["hands"][h].update(seed_hash="0" * 64), "H", "seed_hash"),
+    ("hand number", lambda r, h: r["hands"][h].update(number=h + 7), "H", "number"),
+    ("deal count", lambda r, h: r["hands"][h].update(deals=r["hands"][h]["deals"] + 1), "H", "deals"),
+    ("voided deals", lambda r, h: r["hands"][h]["voided"].append({"reason": "no_double", "seat": None}), "H", "voided"),
+    ("capicua as 0", lambda r, h: r["hands"][h]["result"].update(capicua=0), "H", "result.capicua"),
+    ("unknown field", lambda r, h: r["hands"][h].update(note="fine"), "H", "note"),
+    ("missing field", lambda r, h: r["hands"][h].pop("deals"), "H", "deals"),
+    ("cut-short kind", lambda r, h: r["hands"][-1]["result"].update(kind="domino"), "last", "result.kind"),
+]
+
+
+@pytest.mark.parametrize(("what", "alter", "hand", "field"), TAMPERING, ids=[t[0] for t in TAMPERING])
+def test_replay_refuses_every_altered_fact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], what: str, alter: object, hand: str | None, field: str
+) -> None:
+    record = _all_fives_record(tmp_path)
+    capsys.readouterr()
+    code, out = _replay(tmp_path, record, capsys)
+    assert code == 0 and out["ok"] is True  # the honest record replays
+    h = _scoring_hand(record)
+    alter(record, h)  # type: ignore[operator]
+    code, out = _replay(tmp_path, record, capsys)
+    assert code == 1 and out["ok"] is False, what
+    expected_hand = {None: None, "H": h, "last": len(record["hands"]) - 1}[hand]
+    assert (out["hand"], out["field"]) == (expected_hand, field), out
+    assert out["error"]

@@ -171,6 +171,9 @@ def test_fast_matches_rich_engine(preset: str, options: dict[str, object], hands
     assert kinds.get("domino", 0) > 0, kinds
     if not rules.drawing:
         assert kinds.get("tranque", 0) + kinds.get("tie", 0) > 0, kinds
+    if rules.in_play_scoring != "none":
+        # ... and the third: an in-play score reaches the target and ends the match mid-hand
+        assert kinds.get("target", 0) > 0, kinds
 
 
 def _rich_policy_hand(match: Match, rng: random.Random, p: float) -> None:

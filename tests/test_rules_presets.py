@@ -163,7 +163,9 @@ def test_mano_a_mano_tranque_winner_opens_next():
     ])
     assert kinds(events)[-4:] == ["pass", "pass", "tranque", "hand_end"]
     res = m.hand.result
-    assert (res["kind"], res["seat"], res["points"]) == ("tranque", 1, 52)
+    # Seed 001: in 1 v 1 the side with fewer pips "gets every remaining pip, from
+    # both sides": East's own 38 and South's 52.
+    assert (res["kind"], res["seat"], res["points"]) == ("tranque", 1, 52 + 38)
     assert res["next_opener"] == 1  # "then the hand winner opens"
     m.start_hand()
     assert m.hand.opener == 1
@@ -282,7 +284,9 @@ def test_fives_and_threes_scores_multiples_of_three_too():
     events = run(m, AF_SCRIPT)
     scores = [(e["seat"], e["points"]) for e in events if e["kind"] == "score"]
     assert scores == [(1, 12), (0, 15), (1, 18), (0, 12), (1, 12), (1, 15)]
-    assert m.scores == [27, 67]  # 15+12; 12+18+12+15 + 10 at the end
+    # Seed 003: at the hand end the winner scores the loser's 8 pips point for
+    # point (All Fives would round them to 10).
+    assert m.scores == [27, 65]  # 15+12; 12+18+12+15 + 8 at the end
 
 
 @pytest.mark.parametrize(("leftover", "points"), [("4-4", 10), ("2-5", 5), ("0-1", 0), ("5-6", 10), ("4-5", 10)])

@@ -38,6 +38,12 @@ class PhaseError(IllegalActionError):
     code = "bad_phase"
 
 
+class NoDealError(EngineError):
+    """No deal of the hand stands: the rules void every deal tried (see ``deal.MAX_DEALS``)."""
+
+    code = "no_deal"
+
+
 class RulesError(ValueError):
     """A rules object could not be built: unknown preset or option, or an impossible combination."""
 
@@ -47,12 +53,17 @@ class RulesError(ValueError):
 class RecordError(ValueError):
     """A match record is malformed or does not replay.
 
-    ``hand`` and ``action`` locate the first bad entry (0-based) when known.
+    ``hand`` and ``action`` locate the first bad entry (0-based) when known;
+    ``field`` names the recorded fact that is wrong (``"result.points"``,
+    ``"deals"``, ``"scores"`` ...).
     """
 
     code = "bad_record"
 
-    def __init__(self, message: str, hand: int | None = None, action: int | None = None) -> None:
+    def __init__(
+        self, message: str, hand: int | None = None, action: int | None = None, field: str | None = None
+    ) -> None:
         super().__init__(message)
         self.hand = hand
         self.action = action
+        self.field = field

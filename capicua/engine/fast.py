@@ -64,7 +64,9 @@ _TRANQUE_SCORING = {"opponents": 0, "all_hands": 1, "difference": 2, "muggins": 
 class FastResult(NamedTuple):
     """How a hand ended, as the rich engine's ``hand.result`` says it.
 
-    ``kind`` is ``"domino"``, ``"tranque"`` or ``"tie"``; ``seat``/``team``
+    ``kind`` is ``"domino"``, ``"tranque"``, ``"tie"`` or ``"target"`` (an
+    in-play score took ``team``'s match score to the target: the match ends
+    there, ``points`` is 0); ``seat``/``team``
     are ``None`` on a tie; ``points`` are the hand points won by ``team``
     (capicúa bonus included); ``in_play`` are the points each team scored
     during this hand (All Fives, Fives-and-Threes), which are already in the
@@ -104,6 +106,7 @@ class FastRules:
         "tranque_winner",
         "tranque_scoring",
         "capicua_bonus",
+        "target",
         "next_seat",
         "uncovered_arms",
     )
@@ -131,6 +134,7 @@ class FastRules:
         self.tranque_winner = _TRANQUE_WINNER[rules.tranque_winner]
         self.tranque_scoring = _TRANQUE_SCORING[rules.tranque_scoring]
         self.capicua_bonus = rules.capicua_bonus
+        self.target = rules.target
         self.next_seat: tuple[int, ...] = tuple((s + 1) % rules.players for s in range(rules.players))
         # uncovered spinner sides (a 4-bit mask) -> the arm indices still to cover, in order
         self.uncovered_arms: tuple[tuple[int, ...], ...] = tuple(
@@ -543,6 +547,9 @@ class FastState:
                 team = r.team_of[seat]
                 self.scores[team] += count
                 self.in_play[team] += count
+                if self.scores[team] >= r.target:
+                    self._finish("target", seat, team, 0, False, tuple(r.mask_pips(x) for x in self.hands))
+                    return
         if not h:
             self._end_domino(seat, capicua)
             return
@@ -822,6 +829,9 @@ def _line_playout(st: FastState, rng: random.Random, p: float) -> FastResult:
                 tm = r.team_of[turn]
                 scores[tm] += count
                 in_play[tm] += count
+                if scores[tm] >= r.target:  # the match ends at once (rich engine: _end_at_target)
+                    totals = tuple(r.mask_pips(x) for x in hands)
+                    return FastResult("target", turn, tm, 0, False, tuple(in_play), totals, None)
         if not h:
             capicua = outer == other and inner != other
             team, points, totals = domino_points(r, hands, turn, capicua)

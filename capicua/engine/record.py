@@ -3,10 +3,11 @@
 A record (``"format": "capicua-record/1"``) holds the rules (preset and
 options), the seed, and per hand the deal, the opener, every action in order
 and the result. :func:`replay` rebuilds the match from the rules and the
-seed, re-checking every recorded entry against the engine: a deal that does
-not come from the seed, a tile not in the hand, a pass while holding a
-playable tile or a wrong score raises :class:`RecordError` naming the hand
-and the index of the first bad action.
+seed, re-checking every fact the record states against the engine: a deal
+that does not come from the seed, a tile not in the hand, a pass while
+holding a playable tile, a wrong score, pip total, revealed seed, flag or
+count raises :class:`RecordError` naming the hand, the index of the first
+bad action and the field.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ from typing import Any
 from .errors import EngineError, RecordError, RulesError
 from .rules import rules_from_json
 from .state import RECORD_FORMAT, Match, Play, RedealAnswer
-
-RESULT_KEYS = ("kind", "seat", "team", "points", "capicua", "next_opener")
 
 
 def dumps(match: Match) -> str:
@@ -47,31 +46,78 @@ def _action_from_record(entry: dict[str, Any]) -> Play | RedealAnswer | None:
 def replay(record: Any) -> Match:
     """Rebuild and re-validate a match from its record.
 
-    The last hand may be unfinished (a match in progress); every other hand
-    must be complete and match its recorded result.
+    Every fact the record states is checked against the replay: the rules,
+    the first-opener draw, and per hand its number, seed hash, voided deals,
+    deal, deal count, opener, every action and the whole result (points, pip
+    totals, in-play points, the revealed seed, cumulative scores, next
+    opener), then the match's scores and result (winner, pollona, viajera).
+    A record with a field the engine does not write is refused too. The last
+    hand may be unfinished (a match in progress); every other hand must be
+    complete. The first wrong fact raises :class:`RecordError` with the hand,
+    the action (when there is one) and the field.
     """
     if not isinstance(record, dict):
         raise RecordError("a record is a JSON object")
     if record.get("format") != RECORD_FORMAT:
-        raise RecordError(f"unknown record format {record.get('format')!r}; expected {RECORD_FORMAT}")
+        raise RecordError(
+            f"unknown record format {record.get('format')!r}; expected {RECORD_FORMAT}", field="format"
+        )
     try:
         rules = rules_from_json(record.get("rules"))
     except RulesError as exc:
-        raise RecordError(f"bad rules: {exc}") from exc
+        raise RecordError(f"bad rules: {exc}", field="rules") from exc
     seed = record.get("seed")
     if not isinstance(seed, str) or not seed:
-        raise RecordError("the record has no seed")
+        raise RecordError("the record has no seed", field="seed")
     match = Match(rules, seed)
-    if record.get("setup") is not None and record["setup"] != match.setup:
-        raise RecordError("the first-opener draw does not come from the seed", hand=0)
+    if not same(record.get("setup"), match.setup):
+        raise RecordError("the first-opener draw does not come from the seed", hand=0, field="setup")
     hands = record.get("hands")
     if not isinstance(hands, list):
-        raise RecordError("hands must be a list")
+        raise RecordError("hands must be a list", field="hands")
     for h_index, rec in enumerate(hands):
         _replay_hand(match, rec, h_index, last=h_index == len(hands) - 1)
-    if record.get("scores") is not None and record["scores"] != match.scores:
-        raise RecordError(f"recorded scores {record['scores']} differ from the replay's {match.scores}")
+    check_fields(record, match.record(), hand=None, action=None)
     return match
+
+
+def same(a: Any, b: Any) -> bool:
+    """JSON equality that tells types apart (``1`` is not ``true`` nor ``1.0``)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def check_fields(
+    recorded: dict[str, Any], expected: dict[str, Any], hand: int | None, action: int | None, prefix: str = ""
+) -> None:
+    """Refuse the first field of ``recorded`` that is missing, unknown or not ``expected``'s.
+
+    Nested objects (a hand's result, the match result) are checked field by
+    field so that the error names e.g. ``result.points``."""
+    for key, value in expected.items():
+        field = prefix + key
+        if key not in recorded:
+            raise RecordError(f"the record leaves out {field}", hand=hand, action=action, field=field)
+        got = recorded[key]
+        if isinstance(value, dict) and isinstance(got, dict) and key in NESTED:
+            check_fields(got, value, hand, action, prefix=field + ".")
+        elif not same(got, value):
+            raise RecordError(
+                f"wrong {field}: the record says {got!r}, the rules give {value!r}", hand=hand, action=action, field=field
+            )
+    for key in recorded:
+        if key not in expected:
+            field = prefix + key
+            raise RecordError(f"unknown field {field}", hand=hand, action=action, field=field)
+
+
+# Objects whose fields are checked one by one (the others compare whole).
+NESTED = ("result",)
 
 
 def _replay_hand(match: Match, rec: Any, h_index: int, last: bool) -> None:
@@ -85,20 +131,20 @@ def _replay_hand(match: Match, rec: Any, h_index: int, last: bool) -> None:
     if opener is not None and opener != drawn_guess:
         present = frozenset({opener})
     source = rec.get("deal_source", "seed")
-    if source == "given":
-        given = rec.get("given_deal")
-        if not isinstance(given, dict):
-            raise RecordError("a hand with a given deal must record it", hand=h_index)
-        given_hands: Any = given.get("hands")
-        given_sleeping: Any = given.get("sleeping")
-        try:
+    try:
+        if source == "given":
+            given = rec.get("given_deal")
+            if not isinstance(given, dict):
+                raise RecordError("a hand with a given deal must record it", hand=h_index, field="given_deal")
+            given_hands: Any = given.get("hands")
+            given_sleeping: Any = given.get("sleeping")
             match.start_hand_with_deal(given_hands, given_sleeping, rec.get("opener_given"), present)
-        except EngineError as exc:
-            raise RecordError(f"bad given deal: {exc}", hand=h_index) from exc
-    elif source == "seed":
-        match.start_hand(present)
-    else:
-        raise RecordError(f"unknown deal_source {source!r}", hand=h_index)
+        elif source == "seed":
+            match.start_hand(present)
+        else:
+            raise RecordError(f"unknown deal_source {source!r}", hand=h_index, field="deal_source")
+    except EngineError as exc:
+        raise RecordError(f"the hand cannot be dealt: {exc}", hand=h_index, field="deal") from exc
     hand = match.hand
     assert hand is not None
     actions = rec.get("actions")
@@ -106,27 +152,45 @@ def _replay_hand(match: Match, rec: Any, h_index: int, last: bool) -> None:
     # the deal: the recorded deal is then the last one, checked after the actions.
     redealt = isinstance(actions, list) and any(isinstance(a, dict) and a.get("redeal") is True for a in actions)
     where = "the given deal" if source == "given" else "the seed"
-    if not redealt and rec.get("deal") is not None and rec["deal"] != hand.deals[-1]:
-        raise RecordError(f"the deal does not come from {where}", hand=h_index)
+    if not redealt and rec.get("deal") is not None and not same(rec["deal"], hand.deals[-1]):
+        raise RecordError(f"the deal does not come from {where}", hand=h_index, field="deal")
     if opener is not None and opener != hand.opener:
-        raise RecordError(f"seat {opener} cannot open this hand (seat {hand.opener} does)", hand=h_index)
+        raise RecordError(f"seat {opener} cannot open this hand (seat {hand.opener} does)", hand=h_index, field="opener")
     if not isinstance(actions, list):
-        raise RecordError("actions must be a list", hand=h_index)
+        raise RecordError("actions must be a list", hand=h_index, field="actions")
+    _replay_actions(match, actions, h_index)
+    if redealt and rec.get("deal") is not None and not same(rec["deal"], hand.deals[-1]):
+        raise RecordError(f"the deal does not come from {where}", hand=h_index, action=len(actions), field="deal")
+    if hand.result is None:
+        if rec.get("result") is not None or not last:
+            raise RecordError("the record ends before the hand does", hand=h_index, action=len(actions))
+    elif not isinstance(rec.get("result"), dict):
+        raise RecordError("a finished hand needs its result", hand=h_index, action=len(actions), field="result")
+    check_fields(rec, match.hand_record(hand), hand=h_index, action=len(actions))
+
+
+def _replay_actions(match: Match, actions: list[Any], h_index: int) -> None:
+    hand = match.hand
+    assert hand is not None
     i = 0
     while i < len(actions):
         entry = actions[i]
         if i < len(hand.actions):
             # The engine already made this entry itself (an automatic pass or draw).
-            if entry != hand.actions[i]:
-                raise RecordError(_mismatch(entry, hand.actions[i]), hand=h_index, action=i)
+            if not same(entry, hand.actions[i]):
+                raise RecordError(_mismatch(entry, hand.actions[i]), hand=h_index, action=i, field="actions")
             i += 1
             continue
+        if match.phase not in ("play", "redeal_question"):
+            raise RecordError(
+                f"an action recorded after the hand was over: {entry!r}", hand=h_index, action=i, field="actions"
+            )
         if not isinstance(entry, dict) or type(entry.get("seat")) is not int:
-            raise RecordError("an action is an object with a seat", hand=h_index, action=i)
+            raise RecordError("an action is an object with a seat", hand=h_index, action=i, field="actions")
         try:
             action = _action_from_record(entry)
         except ValueError as exc:
-            raise RecordError(str(exc), hand=h_index, action=i) from exc
+            raise RecordError(str(exc), hand=h_index, action=i, field="actions") from exc
         if action is None:
             who = match.turn
             raise RecordError(
@@ -134,35 +198,20 @@ def _replay_hand(match: Match, rec: Any, h_index: int, last: bool) -> None:
                 f"had a choice to make" + (" (a playable tile)" if who == entry["seat"] else ""),
                 hand=h_index,
                 action=i,
+                field="actions",
             )
         try:
             match.apply(entry["seat"], action)
         except EngineError as exc:
-            raise RecordError(f"seat {entry['seat']}: {exc}", hand=h_index, action=i) from exc
+            raise RecordError(f"seat {entry['seat']}: {exc}", hand=h_index, action=i, field="actions") from exc
         made = hand.actions[i]
-        if {k: v for k, v in entry.items()} != made:
-            raise RecordError(_mismatch(entry, made), hand=h_index, action=i)
+        if not same(entry, made):
+            raise RecordError(_mismatch(entry, made), hand=h_index, action=i, field="actions")
         i += 1
     if len(hand.actions) > len(actions):
         raise RecordError(
-            f"the record leaves out {hand.actions[len(actions)]}", hand=h_index, action=len(actions)
+            f"the record leaves out {hand.actions[len(actions)]}", hand=h_index, action=len(actions), field="actions"
         )
-    if redealt and rec.get("deal") is not None and rec["deal"] != hand.deals[-1]:
-        raise RecordError(f"the deal does not come from {where}", hand=h_index, action=len(actions))
-    result = rec.get("result")
-    if hand.result is None:
-        if result is not None or not last:
-            raise RecordError("the record ends before the hand does", hand=h_index, action=len(actions))
-        return
-    if not isinstance(result, dict):
-        raise RecordError("a finished hand needs its result", hand=h_index, action=len(actions))
-    for key in RESULT_KEYS:
-        if result.get(key) != hand.result[key]:
-            raise RecordError(
-                f"wrong result: {key} is {result.get(key)!r}, the rules give {hand.result[key]!r}",
-                hand=h_index,
-                action=len(actions),
-            )
 
 
 def _mismatch(recorded: Any, expected: dict[str, Any]) -> str:

@@ -238,6 +238,8 @@ PRESETS: dict[str, tuple[dict[str, Any], Any, str]] = {
             drawing=True,
             first_opener="team_draw",
             next_opener_after_tranque="winner",
+            # 1 v 1 (seed 001): the blocked hand's winner "gets every remaining pip, from both sides".
+            tranque_scoring="all_hands",
             redeal_five_doubles="off",
         ),
         _fixed(7, 6, 2),
@@ -247,7 +249,9 @@ PRESETS: dict[str, tuple[dict[str, Any], Any, str]] = {
     "draw": (_DRAW, _hand_sizes_draw, "English draw game"),
     "all-fives": (_ALL_FIVES, _always(5), "All Fives (Muggins): multiples of 5 score during play"),
     "fives-and-threes": (
-        dict(_ALL_FIVES, in_play_scoring="fives_and_threes"),
+        # Seed 003: at the hand end the winner scores the losers' pips (or, when the
+        # hand is blocked, the difference) point for point; only All Fives rounds to fives.
+        dict(_ALL_FIVES, in_play_scoring="fives_and_threes", domino_scoring="opponents", tranque_scoring="difference"),
         _always(5),
         "Fives and Threes: multiples of 5 or 3 score during play",
     ),
@@ -380,6 +384,9 @@ def validate(rules: Rules) -> None:
     if rules.tranque_scoring == "muggins" or rules.domino_scoring == "muggins":
         if rules.partnership:
             raise RulesError("muggins scoring (each loser's pips rounded to fives) is for individual play")
+    if rules.in_play_scoring != "none" and rules.partnership:
+        # Seed 003: Fives-and-Threes "is played the same way as All Fives", player against player.
+        raise RulesError(f"{rules.preset} is an individual game: each player scores for themselves")
     if rules.redeal_five_doubles != "off" and rules.hand_size < 5:
         raise RulesError(f"nobody can hold five doubles in a hand of {rules.hand_size}; set redeal_five_doubles=off")
     if rules.players == 2 and rules.first_opener == "parity_guess" and rules.partnership:

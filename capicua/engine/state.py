@@ -24,15 +24,15 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from .deal import Deal, HandDeals, deal_hand, doubles_in, opener_rule
 from .errors import IllegalActionError, MalformedActionError, OutOfTurnError, PhaseError
 from .rules import DEAL_OPENERS, FORCED_DOUBLE_OPENERS, Rules
-from .seeds import hand_seed, seed_hash, setup_seed, shuffled_set, split_deal
+from .seeds import hand_seed, seed_hash, setup_seed
 from .tiles import Tile, canonical, full_set, hand_pips, parse_tile
 
 RECORD_FORMAT = "capicua-record/1"
 LINE_ARMS = ("left", "right")
 CROSS_ARMS = ("left", "right", "up", "down")
-MAX_DEALS = 10_000
 
 
 @dataclass(frozen=True)
@@ -91,9 +91,10 @@ class Hand:
         self.number = number
         self.seed = seed
         self.seed_hash = seed_hash(seed)
-        self.rng = random.Random(seed)
         self.deals: list[dict[str, Any]] = []  # every deal made, the last one is played
         self.voided: list[dict[str, Any]] = []  # why each earlier deal was voided
+        self.shown: list[int] = []  # seats that showed five doubles (on_request), in order
+        self.first_deal: Deal | None = None  # a deal given by start_hand_with_deal
         self.hands: list[list[Tile]] = [[] for _ in range(players)]
         self.initial: list[list[Tile]] = [[] for _ in range(players)]
         self.boneyard: list[Tile] = []
@@ -197,12 +198,10 @@ class Match:
     # ----------------------------------------------------------- hand start
     def _opener_rule(self, number: int) -> str:
         if number == 1:
-            return self.rules.first_opener
+            return opener_rule(self.rules, number, None)
         prev = self.hands[-1].result
         assert prev is not None
-        if prev["kind"] == "domino":
-            return self.rules.next_opener_after_win
-        return self.rules.next_opener_after_tranque
+        return opener_rule(self.rules, number, prev["kind"])
 
     def start_hand(self, present: frozenset[int] | set[int] | None = None) -> list[dict[str, Any]]:
         """Deal the next hand and let it run to the first choice.
@@ -276,14 +275,13 @@ class Match:
             drawn = prev["next_opener"]
         if given is not None:
             hand.deal_source = "given"
-            hand.given_deal = {
-                "hands": [[list(t) for t in h] for h in given[0]],
-                "sleeping": [list(t) for t in given[1]],
-            }
+            hand.first_deal = Deal(tuple(tuple(h) for h in given[0]), tuple(given[1]))
+            hand.given_deal = hand.first_deal.to_json()
             hand.opener_given = opener_given
         events: list[dict[str, Any]] = []
+        # Deal before the hand joins the match: a NoDealError leaves the match as it was.
+        self._take_deal(hand, self._deals_of(hand, []), events)
         self.hands.append(hand)
-        self._deal(hand, events, given)
         if hand.opener_rule in DEAL_OPENERS:
             drawn = self._highest_double_holder(hand)
         if opener_given is not None and not hand.voided:
@@ -318,8 +316,7 @@ class Match:
     def _set_required_first(self, hand: Hand) -> None:
         hand.required_first = None
         if hand.opener_rule in FORCED_DOUBLE_OPENERS:
-            doubles = [t for t in hand.hands[hand.opener] if t[0] == t[1]]
-            hand.required_first = max(doubles)
+            hand.required_first = max(doubles_in(hand.hands[hand.opener]))
 
     def _highest_double_holder(self, hand: Hand) -> int:
         best: tuple[Tile, int] | None = None
@@ -330,49 +327,27 @@ class Match:
         assert best is not None  # a deal with no double was voided
         return best[1]
 
-    def _deal(
-        self,
-        hand: Hand,
-        events: list[dict[str, Any]],
-        given: tuple[list[list[Tile]], list[Tile]] | None = None,
-    ) -> None:
-        """Deal until a deal stands (automatic redeals are recorded as events).
+    def _deals_of(self, hand: Hand, shown: list[int]) -> HandDeals:
+        """Every deal of ``hand`` once the seats ``shown`` have shown five doubles
+        (raises :class:`NoDealError` when none stands; nothing has changed then)."""
+        return deal_hand(self.rules, hand.seed, hand.opener_rule, shown, hand.first_deal)
 
-        ``given`` replaces the first deal (see :meth:`start_hand_with_deal`)."""
-        rules = self.rules
-        for _ in range(MAX_DEALS):
-            if given is not None:
-                hands, sleeping = [list(h) for h in given[0]], list(given[1])
-                given = None
-            else:
-                tiles = shuffled_set(hand.rng, rules.max_pip)
-                hands, sleeping = split_deal(tiles, rules.players, rules.hand_size)
-            hand.deals.append({"hands": [[list(t) for t in h] for h in hands], "sleeping": [list(t) for t in sleeping]})
-            reason = None
-            seat = None
-            if rules.redeal_five_doubles == "automatic":
-                for s, h in enumerate(hands):
-                    if sum(1 for t in h if t[0] == t[1]) >= 5:
-                        reason, seat = "five_doubles", s
-                        break
-            if reason is None and hand.opener_rule in DEAL_OPENERS:
-                if not any(t[0] == t[1] for h in hands for t in h):
-                    reason = "no_double"
-            if reason is None:
-                hand.hands = [list(h) for h in hands]
-                hand.initial = [list(h) for h in hands]
-                hand.boneyard = list(sleeping)
-                return
-            void = {"reason": reason, "seat": seat}
-            hand.voided.append(void)
+    def _take_deal(self, hand: Hand, dealt: HandDeals, events: list[dict[str, Any]]) -> None:
+        """Make ``dealt.standing`` the hand's tiles; each new void is a public ``redeal`` event."""
+        for void in dealt.voided[len(hand.voided) :]:
             events.append({"kind": "redeal", **void})
-        raise RuntimeError("no deal stood after many tries")  # pragma: no cover
+        hand.deals = [d.to_json() for d in dealt.deals]
+        hand.voided = [copy.deepcopy(v) for v in dealt.voided]
+        standing = dealt.standing
+        hand.hands = [list(h) for h in standing.hands]
+        hand.initial = [list(h) for h in standing.hands]
+        hand.boneyard = list(standing.sleeping)
 
     def _after_deal(self, hand: Hand, events: list[dict[str, Any]]) -> None:
         if self.rules.redeal_five_doubles == "on_request":
             start = hand.opener
             order = [(start + i) % self.rules.players for i in range(self.rules.players)]
-            hand.pending_redeal = [s for s in order if sum(1 for t in hand.hands[s] if t[0] == t[1]) >= 5]
+            hand.pending_redeal = [s for s in order if len(doubles_in(hand.hands[s])) >= 5]
         if hand.pending_redeal:
             self.phase = "redeal_question"
             hand.turn = hand.pending_redeal[0]
@@ -465,6 +440,8 @@ class Match:
             self._answer_redeal(hand, seat, action.accept, events)
             return events
         self._place(hand, seat, action, events)
+        if self.phase != "play":  # an in-play score reached the target: the match is over
+            return events
         if not hand.hands[seat]:
             self._end_domino(hand, seat, action, events)
             return events
@@ -473,20 +450,21 @@ class Match:
         return events
 
     def _answer_redeal(self, hand: Hand, seat: int, accept: bool, events: list[dict[str, Any]]) -> None:
+        # The new deal is made before anything changes (it may raise NoDealError).
+        dealt = self._deals_of(hand, [*hand.shown, seat]) if accept else None
         hand.actions.append({"seat": seat, "redeal": accept})
         hand.pending_redeal.pop(0)
-        if accept:
-            shown = [list(t) for t in hand.hands[seat] if t[0] == t[1]]
-            void = {"reason": "five_doubles_shown", "seat": seat, "doubles": shown}
-            hand.voided.append(void)
-            events.append({"kind": "redeal", **void})
-            self._deal(hand, events)
+        if dealt is not None:
+            hand.shown.append(seat)
+            self._take_deal(hand, dealt, events)
             if hand.opener_rule in DEAL_OPENERS:
                 hand.opener = hand.opener_drawn = self._highest_double_holder(hand)
             self._set_required_first(hand)
             hand.pending_redeal = []
             self._after_deal(hand, events)
             return
+        # Every answer is an event: a declined redeal moves the table on too.
+        events.append({"kind": "redeal_declined", "seat": seat})
         if hand.pending_redeal:
             hand.turn = hand.pending_redeal[0]
             return
@@ -561,6 +539,13 @@ class Match:
             hand.in_play_points.append(count)
             hand.actions[-1]["score"] = count
             events.append({"kind": "score", "seat": seat, "team": team, "points": count})
+            if self.scores[team] >= self.rules.target:
+                self._end_at_target(hand, seat, team, events)
+
+    def _end_at_target(self, hand: Hand, seat: int, team: int, events: list[dict[str, Any]]) -> None:
+        """The first side to reach the target wins the match at that moment (RULES.md §3,
+        All Fives): the hand stops here, with no hand-end scoring."""
+        self._finish(hand, "target", seat, team, 0, False, self.pip_totals(hand), events)
 
     def _advance(self, events: list[dict[str, Any]]) -> None:
         """Run automatic draws and passes until a seat has a choice or the hand ends."""
@@ -688,17 +673,19 @@ class Match:
         # The result has its own "kind" (domino/tranque/tie): keep it as "result_kind".
         events.append({**result, "kind": "hand_end", "result_kind": kind})
         self.phase = "hand_over"
-        self._check_match_end(hand, events)
+        self._check_match_end(hand, team, events)
 
-    def _check_match_end(self, hand: Hand, events: list[dict[str, Any]]) -> None:
+    def _check_match_end(self, hand: Hand, team: int | None, events: list[dict[str, Any]]) -> None:
+        """The first side to reach the target wins. Points are only ever added to one
+        side at a time (an in-play score, a hand's winner), so that side is ``team``."""
         target = self.rules.target
-        best = max(self.scores)
-        if best < target or self.scores.count(best) > 1:
+        if team is None or self.scores[team] < target:
             return
-        winner = self.scores.index(best)
+        winner = team
         pollona = all(s == 0 for t, s in enumerate(self.scores) if t != winner)
         # Viajera: the target (or more) was scored in this one, last hand.
-        gained = sum(hand.in_play_points)
+        rules = self.rules
+        gained = sum(a["score"] for a in hand.actions if "score" in a and rules.team_of(a["seat"]) == winner)
         if hand.result and hand.result["team"] == winner:
             gained += hand.result["points"]
         viajera = pollona and gained >= target
@@ -767,33 +754,34 @@ class Match:
     # --------------------------------------------------------------- record
     def record(self) -> dict[str, Any]:
         """The match record (versioned JSON): rules, seed and every hand."""
-        hands = []
-        for h in self.hands:
-            entry: dict[str, Any] = {
-                "number": h.number,
-                "seed_hash": h.seed_hash,
-                "voided": copy.deepcopy(h.voided),
-                "deal": copy.deepcopy(h.deals[-1]) if h.deals else None,
-                "deals": len(h.deals),
-                "opener_drawn": h.opener_drawn,
-                "opener": h.opener,
-                "actions": copy.deepcopy(h.actions),
-                "result": copy.deepcopy(h.result),
-            }
-            if h.deal_source == "given":
-                entry["deal_source"] = "given"
-                entry["given_deal"] = copy.deepcopy(h.given_deal)
-                entry["opener_given"] = h.opener_given
-            hands.append(entry)
         return {
             "format": RECORD_FORMAT,
             "rules": self.rules.to_json(),
             "seed": self.seed,
             "setup": copy.deepcopy(self.setup),
-            "hands": hands,
+            "hands": [self.hand_record(h) for h in self.hands],
             "scores": list(self.scores),
             "result": copy.deepcopy(self.match_result),
         }
+
+    def hand_record(self, h: Hand) -> dict[str, Any]:
+        """One hand's entry of :meth:`record`."""
+        entry: dict[str, Any] = {
+            "number": h.number,
+            "seed_hash": h.seed_hash,
+            "voided": copy.deepcopy(h.voided),
+            "deal": copy.deepcopy(h.deals[-1]) if h.deals else None,
+            "deals": len(h.deals),
+            "opener_drawn": h.opener_drawn,
+            "opener": h.opener,
+            "actions": copy.deepcopy(h.actions),
+            "result": copy.deepcopy(h.result),
+        }
+        if h.deal_source == "given":
+            entry["deal_source"] = "given"
+            entry["given_deal"] = copy.deepcopy(h.given_deal)
+            entry["opener_given"] = h.opener_given
+        return entry
 
 
 def next_opener(
@@ -801,11 +789,13 @@ def next_opener(
 ) -> int | None:
     """Who opens the next hand (``None``: the next deal decides), RULES.md §1-§3.
 
-    ``kind`` is the hand's result kind (domino / tranque / tie), ``seat`` the
+    ``kind`` is the hand's result kind (domino / tranque / tie / target), ``seat`` the
     winning seat (``None`` on a tie), ``opener`` the seat that opened the hand,
     ``last_player`` the seat that laid the last tile and ``totals`` each seat's
     pips left. Pure, so that the fast path can call it too.
     """
+    if kind == "target":  # the hand ended the match: there is no next hand
+        return None
     n = rules.players
     rule = rules.next_opener_after_win if kind == "domino" else rules.next_opener_after_tranque
     if rule in DEAL_OPENERS:

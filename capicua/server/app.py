@@ -31,7 +31,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from capicua import neighbours
-from capicua.engine import RulesError, preset_catalogue
+from capicua.engine import preset_catalogue
 from capicua.engine.rules import Rules
 from capicua.server import jsonsafe
 from capicua.server.httpedge import uvicorn_config
@@ -53,8 +53,8 @@ from capicua.server.tables import (
     available_levels,
     rebuild,
 )
+from capicua.server.verify_http import verify_answer
 from capicua.store import Store, default_database_url, token_hash
-from capicua.verify import verify_deal
 
 log = logging.getLogger("capicua.server")
 
@@ -331,26 +331,8 @@ def create_app(
         return JSONResponse({"neighbours": neighbours.public_roster()})
 
     async def verify(request: Request) -> Response:
-        q = request.query_params
-        seed = q.get("seed", "")
-        preset = q.get("preset", "cubano")
-        options: dict[str, Any] = {}
-        if q.get("options"):
-            try:
-                options = json.loads(q["options"])
-            except ValueError:
-                return _error("malformed", "options must be a JSON object")
-            if not isinstance(options, dict):
-                return _error("malformed", "options must be a JSON object")
-        hand = q.get("hand", "1")
-        if not seed or len(seed) > 200:
-            return _error("malformed", "give the hand's revealed seed: ?seed=...&preset=...")
-        if not hand.isdigit():
-            return _error("malformed", "hand is a number")
-        try:
-            return JSONResponse(verify_deal(preset, seed, options, hand_number=int(hand)))
-        except RulesError as exc:
-            return _error("bad_rules", str(exc))
+        status, body = await verify_answer(state["tables"], request.query_params)
+        return JSONResponse(body, status_code=status)
 
     async def create_table(request: Request) -> Response:
         manager: TableManager = state["tables"]

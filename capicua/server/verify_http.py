@@ -1,0 +1,123 @@
+"""``GET /api/verify``: read the query strictly, recompute the deal off the event loop.
+
+Two forms (docs/protocol.md, "Fair deals"):
+
+* ``?seed=HAND_SEED&preset=P&options=JSON&hand=N`` (``previous`` and
+  ``shown`` when the deal depends on them) recomputes a deal from a revealed
+  seed with the rules a table may choose (:func:`table_rules`: no set or
+  hand size of one's own, so no request can ask for rules that void every
+  deal);
+* ``?table=ID&hand=N`` verifies a finished hand of a table from its match
+  record, against the hash the table published before the deal.
+
+Every bad query is a coded error (400 ``malformed`` / ``bad_rules``, 404
+``unknown_table``, 409 ``hand_not_over``, 422 ``no_deal``), never a 500. The
+recomputation runs in a worker thread, so the event loop never waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from capicua.engine import RulesError
+from capicua.server.jsonsafe import loads as safe_loads
+from capicua.server.tablerules import table_rules
+from capicua.verify import VerifyError, verify_deal, verify_record_hand
+
+MAX_HAND = 10_000  # no match lasts this many hands; 5 digits at most
+MAX_SEED = 200  # revealed seeds are 64 hex digits
+MAX_OPTIONS_TEXT = 2000
+MAX_TABLE_ID = 40
+QUERY_KEYS = {"seed", "preset", "options", "hand", "previous", "shown", "table"}
+
+
+def parse_hand(raw: str | None) -> int:
+    """``hand``: ASCII digits only (``²`` and other Unicode digits are refused), 1 to :data:`MAX_HAND`."""
+    if raw is None or raw == "":
+        return 1
+    if len(raw) > len(str(MAX_HAND)) or not raw.isascii() or not raw.isdigit():
+        raise VerifyError("malformed", f"hand is a hand number from 1 to {MAX_HAND}", 400)
+    number = int(raw)
+    if not 1 <= number <= MAX_HAND:
+        raise VerifyError("malformed", f"hand is a hand number from 1 to {MAX_HAND}", 400)
+    return number
+
+
+def parse_options(raw: str | None) -> dict[str, Any]:
+    """``options``: a JSON object (the table's options), parsed with the depth-bounded loader."""
+    if raw is None or raw == "":
+        return {}
+    if len(raw) > MAX_OPTIONS_TEXT:
+        raise VerifyError("malformed", "options are too long", 400)
+    try:
+        options = safe_loads(raw)
+    except ValueError as exc:
+        raise VerifyError("malformed", "options must be a JSON object", 400) from exc
+    if not isinstance(options, dict):
+        raise VerifyError("malformed", "options must be a JSON object", 400)
+    return options
+
+
+def parse_shown(raw: str | None) -> list[int]:
+    """``shown``: the seats that showed five doubles, in order, as ``2`` or ``2,0``."""
+    if raw is None or raw == "":
+        return []
+    parts = raw.split(",")
+    if len(parts) > 8 or not all(p.isascii() and p.isdigit() and len(p) == 1 for p in parts):
+        raise VerifyError("malformed", "shown lists seat numbers, like 2 or 2,0", 400)
+    return [int(p) for p in parts]
+
+
+def parse_seed(raw: str | None) -> str:
+    if raw is None or not 0 < len(raw) <= MAX_SEED or not raw.isascii() or not raw.isprintable():
+        raise VerifyError("malformed", "give the hand's revealed seed: ?seed=...&preset=... (or ?table=ID&hand=N)", 400)
+    return raw
+
+
+def seed_form(query: Mapping[str, str]) -> Callable[[], dict[str, Any]]:
+    """The recomputation a seed query asks for, once every field has been checked."""
+    seed = parse_seed(query.get("seed"))
+    hand = parse_hand(query.get("hand"))
+    options = parse_options(query.get("options"))
+    shown = parse_shown(query.get("shown"))
+    previous = query.get("previous") or None
+    preset = query.get("preset") or "cubano"
+    try:
+        rules = table_rules(preset, options)
+    except RulesError as exc:
+        raise VerifyError("bad_rules", str(exc), 400) from exc
+    return lambda: verify_deal(rules.preset, seed, dict(rules.options), hand, previous, shown)
+
+
+async def table_form(manager: Any, query: Mapping[str, str]) -> Callable[[], dict[str, Any]]:
+    """The verification of hand ``hand`` of table ``table``: its record is read here, on the
+    loop (between the table's own steps, so never half-changed); the work is the caller's."""
+    table_id = query.get("table", "")
+    hand = parse_hand(query.get("hand"))
+    known = 0 < len(table_id) <= MAX_TABLE_ID and table_id.isascii() and table_id.replace("_", "").isalnum()
+    table = await manager.get(table_id) if known else None
+    if table is None:
+        raise VerifyError("unknown_table", "no such table", 404)
+    match = table.match
+    if hand > len(match.hands) or match.hands[hand - 1].result is None:
+        raise VerifyError("hand_not_over", f"hand {hand} is not over: its seed is still secret", 409)
+    # Only this hand and the result kind of the one before are needed (the opener rule).
+    entries = [{"result": {"kind": h.result["kind"]}} if h.result else {} for h in match.hands[: hand - 1]]
+    record = {"rules": match.rules.to_json(), "hands": [*entries, match.hand_record(match.hands[hand - 1])]}
+    return lambda: verify_record_hand(record, hand)
+
+
+async def verify_answer(manager: Any, query: Mapping[str, str]) -> tuple[int, dict[str, Any]]:
+    """``(status, body)`` for a ``/api/verify`` query."""
+    try:
+        unknown = sorted(set(query) - QUERY_KEYS)
+        if unknown:
+            raise VerifyError("malformed", f"unknown parameter {unknown[0]!r}", 400)
+        job = await table_form(manager, query) if "table" in query else seed_form(query)
+        return 200, await asyncio.to_thread(job)
+    except VerifyError as exc:
+        return exc.status, {"error": {"code": exc.code, "message": str(exc)}}
+    except RulesError as exc:
+        return 400, {"error": {"code": "bad_rules", "message": str(exc)}}
