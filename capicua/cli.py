@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import zlib
 from collections.abc import Sequence
@@ -268,6 +267,10 @@ def _read_record(path: str, index: int) -> Any:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Subcommands owned by other modules take their own arguments.
+    if argv and argv[0] == "serve":
+        from .server.app import main as serve_main
+
+        return serve_main(argv[1:], prog="capicua serve")
     if argv and argv[0] == "bench":
         from .bench import main as bench_main
 
@@ -283,10 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="capicua", description="Capicúa: Cuban dominoes")
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the web game")
-    serve.add_argument("--host", default=os.environ.get("CAPICUA_HOST", "127.0.0.1"))
-    serve.add_argument("--port", type=int, default=int(os.environ.get("CAPICUA_PORT", "8000")))
-    serve.add_argument("--database", default=os.environ.get("CAPICUA_DATABASE_URL"))
+    sub.add_parser("serve", help="run the web game (--host, --port, --database, --data-dir, --bot-delay, --log-level)")
     _sim_parser(sub)
     rp = sub.add_parser("replay", help="re-validate a match record (JSON or JSON lines) and print its results")
     rp.add_argument("file")
@@ -309,11 +309,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("fit-playmodel", help="fit experto's play model to the search bots' decisions")
     args = parser.parse_args(argv)
 
-    if args.command == "serve":
-        from .server.app import serve as serve_app
-
-        serve_app(host=args.host, port=args.port, database_url=args.database)
-        return 0
     if args.command == "sim":
         try:
             summary = run_sim(args)

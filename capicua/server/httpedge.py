@@ -8,12 +8,20 @@ uvicorn's httptools protocol with one more timer: the headers of each request
 must be complete within ``header_timeout`` seconds of the connection opening
 or of the previous response. Slow bodies are the app's business: it reads a
 body with its own deadline (``body_timeout`` of ``create_app``).
+
+uvicorn (and the websockets library under it) log a few faults of the
+*client* with a traceback: a text frame that is not UTF-8, a broken
+websocket handshake. :class:`ClientFaultsInOneLine` turns those records into
+one line, at most a warning: bad input never writes a traceback to the log.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
+
+from websockets.exceptions import WebSocketException
 
 HEADER_TIMEOUT = 10.0  # seconds for a request's headers
 KEEP_ALIVE = 5  # seconds an idle keep-alive connection is kept (uvicorn's default, made explicit)
@@ -70,6 +78,31 @@ def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
     return HeaderTimeoutProtocol
 
 
+class ClientFaultsInOneLine(logging.Filter):
+    """One line, at most a warning, for the records uvicorn writes with a
+    traceback when a client sends what it should not. Faults of the server
+    (``Exception in ASGI application``) keep their traceback."""
+
+    CLIENT_MESSAGES = ("Invalid UTF-8 sequence received from client.",)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is None or not (record.msg in self.CLIENT_MESSAGES or isinstance(exc, WebSocketException)):
+            return True
+        record.msg, record.args = "%s (%s: %s)", (record.getMessage(), type(exc).__name__, exc)
+        record.exc_info = record.exc_text = None
+        if record.levelno > logging.WARNING:
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def install_log_filter() -> None:
+    """Put :class:`ClientFaultsInOneLine` on uvicorn's error logger (once)."""
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, ClientFaultsInOneLine) for f in logger.filters):
+        logger.addFilter(ClientFaultsInOneLine())
+
+
 def uvicorn_config(
     app: Any,
     host: str = "127.0.0.1",
@@ -81,7 +114,7 @@ def uvicorn_config(
     """The ``uvicorn.Config`` the server runs with: every connection has a bound in time."""
     import uvicorn
 
-    return uvicorn.Config(
+    config = uvicorn.Config(
         app,
         host=host,
         port=port,
@@ -94,3 +127,5 @@ def uvicorn_config(
         ws_ping_interval=WS_PING,
         ws_ping_timeout=WS_PING,
     )
+    install_log_filter()  # after Config, which sets up uvicorn's logging
+    return config
