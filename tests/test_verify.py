@@ -164,14 +164,29 @@ class FakeTable:
         self.match = match
 
 
+class FakeStore:
+    """The store's ``load_match``, over records held here (what the tables wrote at hand ends)."""
+
+    def __init__(self, **records: dict[str, Any]) -> None:
+        self.records = records
+
+    def load_match(self, match_id: str) -> dict[str, Any] | None:
+        record = self.records.get(match_id)
+        if record is None:
+            return None
+        rules = record["rules"]
+        return {"id": match_id, "preset": rules["preset"], "options": rules["options"], "record": record}
+
+
 class FakeManager:
-    """The TableManager's ``get``, over matches held here."""
+    """The TableManager's live ``tables`` and its ``store`` (called in a thread)."""
 
-    def __init__(self, **tables: Match) -> None:
+    def __init__(self, store: FakeStore | None = None, **tables: Match) -> None:
         self.tables = {k: FakeTable(m) for k, m in tables.items()}
+        self.store = store
 
-    async def get(self, table_id: str) -> FakeTable | None:
-        return self.tables.get(table_id)
+    async def store_call(self, fn: Any, *args: Any) -> Any:
+        return await asyncio.to_thread(fn, *args)
 
 
 def ask(query: dict[str, str], manager: Any = None) -> tuple[int, dict[str, Any]]:
@@ -240,6 +255,21 @@ def test_verify_table_form_compares_with_the_published_hash_and_never_reveals_a_
         status, body = ask({"table": "t_abc", "hand": n}, manager)
         assert (status, body["error"]["code"]) == (409, "hand_not_over")
         assert current.seed not in json.dumps(body)
+
+
+def test_verify_table_form_reads_a_table_that_is_not_live_from_the_store() -> None:
+    m = play_match(make_rules("cubano", target=500), "stored", max_hands=2)
+    manager = FakeManager(FakeStore(t_old=m.record()))
+    status, body = ask({"table": "t_old", "hand": "2"}, manager)
+    assert status == 200 and body["deal_matches"] is True and body["hash_ok"] is True
+    assert body["seed"] == m.hands[1].seed and body["published_hash"] == m.hands[1].seed_hash
+    status, body = ask({"table": "t_old", "hand": "3"}, manager)
+    assert (status, body["error"]["code"]) == (409, "hand_not_over")
+    # A stored record whose deal was altered says so instead of vouching for it.
+    record = m.record()
+    record["hands"][0]["deal"]["sleeping"].reverse()
+    status, body = ask({"table": "t_bad", "hand": "1"}, FakeManager(FakeStore(t_bad=record)))
+    assert status == 200 and body["deal_matches"] is False and body["hash_ok"] is True
 
 
 def test_verify_recomputes_in_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:

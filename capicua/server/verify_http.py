@@ -92,21 +92,34 @@ def seed_form(query: Mapping[str, str]) -> Callable[[], dict[str, Any]]:
 
 
 async def table_form(manager: Any, query: Mapping[str, str]) -> Callable[[], dict[str, Any]]:
-    """The verification of hand ``hand`` of table ``table``: its record is read here, on the
-    loop (between the table's own steps, so never half-changed); the work is the caller's."""
+    """The verification of hand ``hand`` of table ``table``, from its match record.
+
+    A table this process holds gives its record here, on the loop (between the
+    table's own steps, so never half-changed); any other table's record is read
+    from the store in the store's thread (it is written at every hand end), and
+    never becomes a live table. The recomputation itself is the caller's job."""
     table_id = query.get("table", "")
     hand = parse_hand(query.get("hand"))
-    known = 0 < len(table_id) <= MAX_TABLE_ID and table_id.isascii() and table_id.replace("_", "").isalnum()
-    table = await manager.get(table_id) if known else None
-    if table is None:
+    if not (0 < len(table_id) <= MAX_TABLE_ID and table_id.isascii() and table_id.replace("_", "").isalnum()):
         raise VerifyError("unknown_table", "no such table", 404)
-    match = table.match
+    live = manager.tables.get(table_id)
+    if live is not None:
+        record = _live_record(live.match, hand)
+    else:
+        stored = await manager.store_call(manager.store.load_match, table_id) if manager.store is not None else None
+        if stored is None:
+            raise VerifyError("unknown_table", "no such table", 404)
+        record = stored["record"] or {"rules": {"preset": stored["preset"], "options": stored["options"]}, "hands": []}
+    return lambda: verify_record_hand(record, hand)
+
+
+def _live_record(match: Any, hand: int) -> dict[str, Any]:
+    """What :func:`verify_record_hand` needs of a live match for hand ``hand``: the rules,
+    the result kinds of the hands before (the opener rule) and that hand's entry."""
     if hand > len(match.hands) or match.hands[hand - 1].result is None:
         raise VerifyError("hand_not_over", f"hand {hand} is not over: its seed is still secret", 409)
-    # Only this hand and the result kind of the one before are needed (the opener rule).
-    entries = [{"result": {"kind": h.result["kind"]}} if h.result else {} for h in match.hands[: hand - 1]]
-    record = {"rules": match.rules.to_json(), "hands": [*entries, match.hand_record(match.hands[hand - 1])]}
-    return lambda: verify_record_hand(record, hand)
+    before = [{"result": {"kind": h.result["kind"]}} for h in match.hands[: hand - 1]]
+    return {"rules": match.rules.to_json(), "hands": [*before, match.hand_record(match.hands[hand - 1])]}
 
 
 async def verify_answer(manager: Any, query: Mapping[str, str]) -> tuple[int, dict[str, Any]]:
