@@ -318,3 +318,28 @@ def test_live_verify_never_answers_500_and_keeps_the_loop_free(live_server: Any)
     c.close()
     r = srv.get("/api/verify?table=t_nothere&hand=1")
     assert r.status_code == 404 and r.json()["error"]["code"] == "unknown_table"
+
+
+def test_live_declined_redeal_moves_the_table_on(live_server: Any) -> None:
+    """Issue item 4 at the table: the human's 'keep the deal' answer is an event with its own seq."""
+    srv = live_server()
+    rules = make_rules("cubano", redeal_five_doubles="on_request")
+    # A seed whose first deal gives the human (seat 0) five doubles, so that they are asked.
+    seed = next(s for s in (f"ask-{i}" for i in range(3000)) if _asks_seat_0(rules, s))
+    table_id, token = srv.table_with_seed(seed, options={"redeal_five_doubles": "on_request"})
+    c = srv.client()
+    c.hello(table_id, token)
+    c.until(lambda f: f.get("type") == "event" and f["view"]["phase"] == "redeal_question")
+    c.settle()
+    asked_at = c.seq
+    c.send({"type": "redeal", "seq": asked_at, "accept": False})
+    f = c.until(lambda f: f.get("type") in ("event", "error"))
+    assert f["type"] == "event" and f["event"] == {"kind": "redeal_declined", "seat": 0}
+    assert f["seq"] == asked_at + 1 and f["view"]["phase"] == "play"
+    c.close()
+
+
+def _asks_seat_0(rules: Any, seed: str) -> bool:
+    m = Match(rules, seed)
+    m.start_hand(frozenset({0}))
+    return m.phase == "redeal_question" and m.turn == 0
