@@ -191,6 +191,21 @@ def describe_hand(match: Match) -> str:
     return "\n".join(lines)
 
 
+def load_records(text: str) -> list[Any]:
+    """One JSON document, or JSON lines (what ``capicua sim --records`` writes).
+    Raises ``ValueError`` only (JSON nested too deep for the parser included)."""
+    try:
+        try:
+            records = [json.loads(text)]
+        except json.JSONDecodeError:
+            records = [json.loads(ln) for ln in text.splitlines() if ln.strip()]
+    except RecursionError:
+        raise ValueError("nested too deep") from None
+    if not records:
+        raise ValueError("the file holds no record")
+    return records
+
+
 def cmd_replay(path: str) -> int:
     try:
         with open(path) as fh:
@@ -199,12 +214,8 @@ def cmd_replay(path: str) -> int:
         print(json.dumps({"ok": False, "error": str(exc)}))
         return 2
     try:
-        # One JSON document, or JSON lines (what `capicua sim --records` writes).
-        try:
-            records = [json.loads(text)]
-        except json.JSONDecodeError:
-            records = [json.loads(ln) for ln in text.splitlines() if ln.strip()]
-    except json.JSONDecodeError as exc:
+        records = load_records(text)
+    except ValueError as exc:
         print(json.dumps({"ok": False, "error": f"not JSON: {exc}"}))
         return 2
     results = []
@@ -254,11 +265,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def _read_record(path: str, index: int) -> Any:
     """Record ``index`` of a file holding one JSON record or JSON lines (``sim --records``)."""
     with open(path) as fh:
-        text = fh.read()
-    try:
-        records = [json.loads(text)]
-    except json.JSONDecodeError:
-        records = [json.loads(ln) for ln in text.splitlines() if ln.strip()]
+        records = load_records(fh.read())
     if not 0 <= index < len(records):
         raise ValueError(f"{path} holds {len(records)} records; --match goes from 0 to {len(records) - 1}")
     return records[index]

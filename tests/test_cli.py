@@ -164,3 +164,16 @@ def test_replay_refuses_every_altered_fact(
     expected_hand = {None: None, "H": h, "last": len(record["hands"]) - 1}[hand]
     assert (out["hand"], out["field"]) == (expected_hand, field), out
     assert out["error"]
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, "{not json", ""])
+def test_replay_and_verify_refuse_files_that_are_not_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    capsys.readouterr()
+    assert main(["replay", str(path)]) in (1, 2)
+    assert json.loads(capsys.readouterr().out)["ok"] is False
+    assert main(["verify", "--record", str(path), "--hand", "1"]) == 2
+    assert json.loads(capsys.readouterr().out)["ok"] is False

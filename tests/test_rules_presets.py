@@ -358,3 +358,10 @@ def test_double_nine_cross_double_opens_two_lines():
     play(m, 2, "1-5", "arm6")
     assert m.view(None)["arms"]["arm6"] == [[1, 5]]
     assert_replays(m)
+
+
+def test_rules_from_json_refuses_an_option_named_preset():
+    from capicua.engine import rules_from_json
+
+    with pytest.raises(RulesError, match="unknown option 'preset'"):
+        rules_from_json({"preset": "cubano", "options": {"preset": "la-plaza"}})

@@ -126,10 +126,11 @@ def _replay_hand(match: Match, rec: Any, h_index: int, last: bool) -> None:
     if match.phase == "match_over":
         raise RecordError("a hand recorded after the match was over", hand=h_index)
     opener = rec.get("opener")
-    drawn_guess = rec.get("opener_drawn", opener)
-    present = None
-    if opener is not None and opener != drawn_guess:
-        present = frozenset({opener})
+    if type(opener) is not int or not 0 <= opener < match.rules.players:
+        raise RecordError(f"opener is a seat from 0 to {match.rules.players - 1}", hand=h_index, field="opener")
+    # The seat that opened instead of the drawn one was present (RULES.md §1); the
+    # replay then checks that the rules give that substitution.
+    present = frozenset({opener}) if opener != rec.get("opener_drawn", opener) else None
     source = rec.get("deal_source", "seed")
     try:
         if source == "given":
@@ -154,7 +155,7 @@ def _replay_hand(match: Match, rec: Any, h_index: int, last: bool) -> None:
     where = "the given deal" if source == "given" else "the seed"
     if not redealt and rec.get("deal") is not None and not same(rec["deal"], hand.deals[-1]):
         raise RecordError(f"the deal does not come from {where}", hand=h_index, field="deal")
-    if opener is not None and opener != hand.opener:
+    if opener != hand.opener:
         raise RecordError(f"seat {opener} cannot open this hand (seat {hand.opener} does)", hand=h_index, field="opener")
     if not isinstance(actions, list):
         raise RecordError("actions must be a list", hand=h_index, field="actions")

@@ -323,6 +323,9 @@ def rules_from_json(data: Any) -> Rules:
     options = data.get("options", {})
     if not isinstance(options, dict):
         raise RulesError("rules options must be an object")
+    for key in options:
+        if key not in OVERRIDABLE:  # before the call: a key named "preset" would be a TypeError
+            raise RulesError(f"unknown option {key!r}; options: {', '.join(OVERRIDABLE)}")
     return make_rules(data["preset"], **options)
 
 
