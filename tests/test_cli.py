@@ -145,6 +145,7 @@ TAMPERING = [
     ("capicua as 0", lambda r, h: r["hands"][h]["result"].update(capicua=0), "H", "result.capicua"),
     ("unknown field", lambda r, h: r["hands"][h].update(note="fine"), "H", "note"),
     ("missing field", lambda r, h: r["hands"][h].pop("deals"), "H", "deals"),
+    ("opener not a seat", lambda r, h: r["hands"][h].update(opener={"seat": 0}), "H", "opener"),
     ("cut-short kind", lambda r, h: r["hands"][-1]["result"].update(kind="domino"), "last", "result.kind"),
 ]
 

@@ -189,3 +189,47 @@ def test_rules_that_void_every_deal_raise_no_deal_and_change_nothing() -> None:
     print(f"gave up after {(time.perf_counter() - started) * 1000:.1f} ms")
     assert isinstance(info.value, EngineError) and info.value.code == "no_deal"
     assert m.phase == "new" and m.hands == [] and m.record() == before
+
+
+def test_replay_refuses_every_mutation_of_a_record_with_a_record_error() -> None:
+    """Any one value of a record replaced (or removed) is refused with a RecordError,
+    never another exception, and never accepted."""
+    import copy
+    import random
+
+    from capicua.engine import RecordError, replay
+
+    m = given("all-fives", [AF_B, AF_A], players=2, target=50)
+    run(m, AF_SCRIPT)
+    m.start_hand()
+    while m.phase == "play":
+        m.apply(m.turn, m.legal_moves()[0])
+    record = m.record()
+    paths: list[tuple[object, ...]] = []
+
+    def walk(obj: object, prefix: tuple[object, ...]) -> None:
+        if prefix:
+            paths.append(prefix)
+        items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
+        for key, value in items:
+            walk(value, (*prefix, key))
+
+    walk(record, ())
+    values = [None, True, False, 0, 1, -1, 10**30, 1.5, "x", [], {}, [1, 2], {"a": 1}, "domino"]
+    rng = random.Random(7)
+    for _ in range(400):
+        path = rng.choice(paths)
+        tampered = copy.deepcopy(record)
+        parent = tampered
+        for key in path[:-1]:
+            parent = parent[key]
+        original = parent[path[-1]]
+        if rng.random() < 0.15:
+            del parent[path[-1]]
+        else:
+            value = rng.choice(values)
+            if value == original and type(value) is type(original):
+                continue
+            parent[path[-1]] = copy.deepcopy(value)
+        with pytest.raises(RecordError):
+            replay(tampered)
