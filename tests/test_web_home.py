@@ -179,7 +179,8 @@ def test_home_errors_are_in_the_page_language(browser: Any, live_server: Any) ->
         assert form_error(page) == "Could not open the table: Those options cannot be played together in this game."
         page.click('[data-testid="lang-toggle"]')
         answers = [
-            (429, {"error": {"code": "too_fast", "message": english}}, "Demasiadas mesas en poco rato"),
+            (429, {"error": {"code": "too_fast", "message": english}}, "Demasiadas mesas en poco rato. Espera"),
+            (408, {"error": {"code": "too_slow", "message": english}}, "tardó demasiado en llegar"),
             (400, {"error": {"code": "bad_rules", "message": english, "field": "players"}}, "no se juega con esos jugadores"),
             (400, {"error": {"code": "malformed", "message": english, "field": "nickname"}}, "de 1 a 24 letras"),
             (500, None, "El servidor tuvo un problema"),
@@ -190,6 +191,12 @@ def test_home_errors_are_in_the_page_language(browser: Any, live_server: Any) ->
             page.wait_for_function("(s) => document.getElementById('form-error').textContent.includes(s)", arg=spanish, timeout=5000)
             assert english not in form_error(page) and "Internal" not in form_error(page)
             page.unroute("**/api/tables")
+        page.route("**/api/tables", lambda route: route.fulfill(
+            status=429, content_type="application/json", headers={"Retry-After": "150"},
+            body=json.dumps({"error": {"code": "too_fast", "message": english}})))
+        page.click('[data-testid="play-button"]')
+        page.wait_for_function("document.getElementById('form-error').textContent.includes('dentro de 3 min')", timeout=5000)
+        page.unroute("**/api/tables")
         page.route("**/api/tables", lambda route: route.abort())
         page.click('[data-testid="play-button"]')
         page.wait_for_function("document.getElementById('form-error').textContent.includes('No hay conexión con el servidor')", timeout=5000)

@@ -177,9 +177,10 @@ function writePref(key, v) {
 
 /**
  * The words for an error, in the page's language: a code of the server's
- * answer (with its `field`), 'network', 'presets' or 'server'. Never the server's English message.
+ * answer (with its `field`, and for too_fast the Retry-After seconds), 'network',
+ * 'presets' or 'server'. Never the server's English message.
  */
-export function errorKey({ code, field }) {
+export function errorKey({ code, field, retryAfter = 0 }) {
   if (code === 'network') return 'home.error.network';
   if (code === 'presets') return 'home.err.presets';
   if (code === 'malformed') {
@@ -192,14 +193,16 @@ export function errorKey({ code, field }) {
     if (field === 'preset') return 'home.err.bad_rules.preset';
     return 'home.err.bad_rules';
   }
-  if (code === 'too_fast' || code === 'too_large') return `home.err.${code}`;
+  if (code === 'too_fast' && retryAfter > 0) return 'home.err.too_fast.wait';
+  if (code === 'too_fast' || code === 'too_large' || code === 'too_slow') return `home.err.${code}`;
   return 'home.err.server';
 }
 
 function showError(err) {
   shownError = err;
   const el = $('form-error');
-  el.textContent = err ? t('home.error', { msg: t(errorKey(err)) }) : '';
+  const minutes = err && err.retryAfter ? Math.max(1, Math.ceil(err.retryAfter / 60)) : 0;
+  el.textContent = err ? t('home.error', { msg: t(errorKey(err), { min: minutes }) }) : '';
   el.dataset.code = err ? err.code : '';
   el.hidden = !err;
 }
@@ -219,7 +222,8 @@ async function createTable(body) {
   try { data = await r.json(); } catch (_) { data = null; }
   if (r.ok && data && typeof data.table_id === 'string') return { table: data };
   const e = data && data.error && typeof data.error === 'object' ? data.error : {};
-  return { error: { code: typeof e.code === 'string' ? e.code : 'server', field: typeof e.field === 'string' ? e.field : null } };
+  const retryAfter = Number(r.headers.get('Retry-After')) || 0;
+  return { error: { code: typeof e.code === 'string' ? e.code : 'server', field: typeof e.field === 'string' ? e.field : null, retryAfter } };
 }
 
 async function submit(ev) {

@@ -114,9 +114,9 @@ function voidedList(r) {
   return h('div', { class: 'vf-voided', 'data-testid': 'verify-voided' },
     h('h3', { text: t('verify.voided.title', { n: voided.length }) }),
     h('ul', {}, ...voided.map((v) => h('li', {
-      text: v.reason === 'five_doubles' && typeof v.seat === 'number'
-        ? t('verify.voided.five_doubles', { name: seatLabel(v.seat) })
-        : has(`verify.voided.${v.reason}`) ? t(`verify.voided.${v.reason}`) : String(v.reason),
+      text: has(`verify.voided.${v.reason}`)
+        ? t(`verify.voided.${v.reason}`, { name: typeof v.seat === 'number' ? seatLabel(v.seat) : '?' })
+        : t('verify.voided.other'),
     }))));
 }
 
