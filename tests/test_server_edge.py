@@ -245,3 +245,57 @@ def test_summary_dates_and_a_finished_match_stays_in_the_store(live_server: Any)
     assert got["match_result"] == live["match_result"] and got["seats"] == live["seats"]
     assert datetime.fromisoformat(got["updated_at"]) >= datetime.fromisoformat(got["created_at"])
     print(json.dumps({k: got[k] for k in ("created_at", "updated_at")}))
+
+
+# ------------------------------------------------------ a stalled event loop
+
+
+def _stall(srv: Any, seconds: float) -> None:
+    """Block the server's event loop for ``seconds`` (as a slow synchronous step would), without waiting."""
+    import asyncio
+
+    async def block() -> None:
+        time.sleep(seconds)
+
+    asyncio.run_coroutine_threadsafe(block(), srv.app.state.loop)
+    time.sleep(0.1)  # the loop is blocked now
+
+
+def test_a_hello_sent_in_time_counts_even_when_the_server_stalls(live_server: Any) -> None:
+    """The deadline is for the client: a hello that arrived while the loop was blocked
+    past the deadline is read before the deadline is enforced."""
+    srv = live_server(hello_timeout=0.5)
+    t = srv.new_table()
+    c = srv.client()
+    _stall(srv, 1.0)
+    got = c.hello(t["table_id"], t["token"])  # sent at once, read after the stall
+    assert got["type"] == "welcome", got
+    c.close()
+
+
+def test_headers_sent_in_time_count_even_when_the_server_stalls(bot_pool: Any, tmp_path: Any) -> None:
+    import uvicorn
+
+    from capicua.server.app import create_app
+    from capicua.server.httpedge import uvicorn_config
+
+    app = create_app(database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", executor=bot_pool, bot_delay=(0.0, 0.0))
+    port = free_port()
+    server = uvicorn.Server(uvicorn_config(app, port=port, log_level="warning", header_timeout=0.5))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            assert thread.is_alive()
+            time.sleep(0.02)
+        with socket.create_connection(("127.0.0.1", port), timeout=RECV_TIMEOUT) as s:
+            time.sleep(0.1)  # accepted: the header deadline runs
+            _stall(type("S", (), {"app": app})(), 1.0)
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            got = b""
+            while chunk := s.recv(65536):
+                got += chunk
+        assert got.startswith(b"HTTP/1.1 200"), got
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)

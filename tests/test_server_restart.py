@@ -22,6 +22,16 @@ from capicua.store import Store
 pytestmark = pytest.mark.xdist_group("server")
 
 ROOT = Path(__file__).resolve().parent.parent
+PATIENT = 120.0  # seconds: a guard against hangs, not a timed assertion
+
+
+class PatientClient(WSClient):
+    """A client that waits longer for each frame: the first neighbour's move of a fresh
+    server process waits for its bot pool to start (a forkserver that imports the bots
+    and loads their JIT kernel), which takes well over 20 s on a loaded machine."""
+
+    def recv(self, timeout: float = PATIENT) -> dict[str, Any]:
+        return super().recv(timeout)
 
 
 class ServerProcess:
@@ -55,7 +65,7 @@ class ServerProcess:
         self.proc.wait(timeout=30)
 
 
-def plays_done(c: WSClient, n: int) -> None:
+def plays_done(c: PatientClient, n: int) -> None:
     """Play seat 0's turns until it has played ``n`` tiles in this hand and is on turn again."""
     count = 0
 
@@ -77,7 +87,7 @@ def test_stop_mid_hand_and_resume(tmp_path: Path) -> None:
     srv = ServerProcess(tmp_path, url, port).start()
     try:
         t = httpx.post(srv.base + "/api/tables", json={"nickname": "Ana"}, timeout=10).json()
-        c = WSClient(f"ws://127.0.0.1:{port}/ws")
+        c = PatientClient(f"ws://127.0.0.1:{port}/ws")
         c.hello(t["table_id"], t["token"])
         plays_done(c, 2)
         before_seq, before = c.seq, c.view
@@ -88,7 +98,7 @@ def test_stop_mid_hand_and_resume(tmp_path: Path) -> None:
         # 1. SIGKILL: no chance to clean up.
         srv.stop(signal.SIGKILL)
         srv = ServerProcess(tmp_path, url, port).start()
-        c = WSClient(f"ws://127.0.0.1:{port}/ws")
+        c = PatientClient(f"ws://127.0.0.1:{port}/ws")
         assert c.hello(t["table_id"], t["token"], last_seq=before_seq)["type"] == "welcome"
         sync = c.until(lambda f: f["type"] in ("sync", "event"))
         assert sync["type"] == "sync"  # the history died with the process
@@ -103,7 +113,7 @@ def test_stop_mid_hand_and_resume(tmp_path: Path) -> None:
         c.close()
         srv.stop(signal.SIGTERM)
         srv = ServerProcess(tmp_path, url, port).start()
-        c = WSClient(f"ws://127.0.0.1:{port}/ws")
+        c = PatientClient(f"ws://127.0.0.1:{port}/ws")
         c.hello(t["table_id"], t["token"], last_seq=mid_seq)
         sync = c.until(lambda f: f["type"] in ("sync", "event"))
         assert sync["type"] == "sync" and sync["seq"] == mid_seq and sync["view"] == mid
