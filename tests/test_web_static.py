@@ -499,6 +499,8 @@ def test_tranque_reveals_hands_and_libreta(browser, base_url):
         push(page, {"type": "event", "seq": 18, "event": {"kind": "tranque"}, "view": tranque_view()})
         page.locator('[data-testid="banner"][data-kind="tranque"]').wait_for(timeout=3000)
         assert page.evaluate("document.body.dataset.phase") == "hand_over"
+        # The hands turn face up after the banner (tests/test_web_scene.py checks the order).
+        page.locator(".seat--revealed").first.wait_for(timeout=3000)
         assert page.locator(".seat--revealed").count() == 3
         assert page.locator(".seat[data-seat='1'] .seat-tiles .tile-svg").count() == 2
         assert "39" in page.locator(".seat[data-seat='1']").first.inner_text()

@@ -47,8 +47,6 @@ const S = {
   animateLast: false,
   panel: null, // null | 'libreta' | 'result'
   panelHandShown: null, // hand number whose result panel was auto-opened
-  panelTimer: null,
-  panelScheduledFor: null,
   nextSentFor: null,
   panelFocusKey: null, // `${mode}:${hand}:${phase}` the panel last took the focus for
   panelReturnFocus: null, // what had the focus before the panel opened
@@ -81,19 +79,20 @@ const partnership = () => {
   return nPlayers() === 4 && (V().scores || []).length === 2;
 };
 
+// Where each seat sits, counted from mine in play order (2 to 5 players).
 const SLOTS = {
   2: ['bottom', 'top'],
   3: ['bottom', 'right', 'left'],
   4: ['bottom', 'right', 'top', 'left'],
   5: ['bottom', 'right', 'top', 'top', 'left'],
-  6: ['bottom', 'right', 'right', 'top', 'left', 'left'],
 };
+const clockwise = () => !!(V().rules && V().rules.direction === 'clockwise');
 function relOf(seat) { const n = nPlayers(); return (seat - mySeat() + n) % n; }
 function slotOf(seat) {
   const n = nPlayers();
   const slot = (SLOTS[n] || SLOTS[4])[relOf(seat)] || 'top';
   // SLOTS assume counter-clockwise play (the next player sits on my right).
-  if (V().rules && V().rules.direction === 'clockwise') return slot === 'left' ? 'right' : slot === 'right' ? 'left' : slot;
+  if (clockwise()) return slot === 'left' ? 'right' : slot === 'right' ? 'left' : slot;
   return slot;
 }
 
@@ -177,10 +176,19 @@ function isPlayable(tile) { return isMyTurn() && optionsFor(tile).length > 0; }
 
 let announceBuf = [];
 let announceTimer = null;
+let tickerSay = null; // the status line's last announcement, as a function of the language
+/**
+ * Tell screen readers, and show on the status line. `msg` is a string or a
+ * function that words it in the current language: then the status line
+ * follows the language toggle (renderTicker).
+ */
 function announce(msg) {
-  if (!msg) return;
-  announceBuf.push(msg);
-  $('ticker').textContent = msg;
+  const say = typeof msg === 'function' ? msg : () => msg;
+  const text = say();
+  if (!text) return;
+  announceBuf.push(text);
+  tickerSay = say;
+  $('ticker').textContent = text;
   clearTimeout(announceTimer);
   announceTimer = setTimeout(() => {
     $('announcer').textContent = announceBuf.join(' ');
@@ -196,16 +204,29 @@ function toast(msg, code = '') {
 }
 
 /**
+ * Banners and stamps are worded by functions of the language, kept on the
+ * element, so one on screen follows the language toggle.
+ */
+function wordBanner(el, title, sub = null) {
+  el.wordIt = () => {
+    const s = sub ? sub() : '';
+    fill(el, h('strong', { text: title() }), s ? h('span', { text: s }) : null);
+  };
+  el.wordIt();
+}
+
+/**
  * A banner over the middle of the board (pointer-events: none). `ms` is how
  * long it stays before fading out for `fade` ms; `muted` drops the festive
- * styling (a pollona against you is announced, not celebrated).
+ * styling (a pollona against you is announced, not celebrated). A hand's end
+ * banners go when the hands turn face up (the scene's reveal), whatever `ms`.
  */
-function centerBanner(kind, title, sub = '', ms = 2200, { fade = 500, muted = false } = {}) {
-  const el = h('div', { class: `cbanner cbanner--${kind}${muted ? ' cbanner--muted' : ''}`, 'data-testid': 'banner', 'data-kind': kind },
-    h('strong', { text: title }), sub ? h('span', { text: sub }) : null);
+function centerBanner(kind, title, sub = null, ms = 2200, { fade = 500, muted = false } = {}) {
+  const el = h('div', { class: `cbanner cbanner--${kind}${muted ? ' cbanner--muted' : ''}`, 'data-testid': 'banner', 'data-kind': kind });
+  wordBanner(el, title, sub);
   $('center-banners').append(el);
-  setTimeout(() => el.classList.add('cbanner--out'), ms);
-  setTimeout(() => el.remove(), ms + fade);
+  later(() => el.classList.add('cbanner--out'), ms);
+  later(() => el.remove(), ms + fade);
   return el;
 }
 
@@ -217,13 +238,16 @@ function clearHandBanners() {
   for (const el of $('center-banners').querySelectorAll('.cbanner--hand')) el.remove();
 }
 
+/** A stamp over a seat (¡Paso!, +10), worded by `text()`. */
 function seatBanner(seat, kind, text, ms = 1900) {
   const card = seatCards.get(seat);
   if (!card) return;
-  const el = h('div', { class: `sbanner sbanner--${kind}`, 'data-testid': 'banner', 'data-kind': kind, 'data-seat': seat, text });
+  const el = h('div', { class: `sbanner sbanner--${kind}`, 'data-testid': 'banner', 'data-kind': kind, 'data-seat': seat });
+  el.wordIt = () => { el.textContent = text(); };
+  el.wordIt();
   card.banners.append(el);
-  setTimeout(() => el.classList.add('sbanner--out'), ms);
-  setTimeout(() => el.remove(), ms + 400);
+  later(() => el.classList.add('sbanner--out'), ms);
+  later(() => el.remove(), ms + 400);
 }
 
 function confetti() {
@@ -258,32 +282,55 @@ let seatLayoutKey = '';
 
 function ensureSeats() {
   const n = nPlayers();
-  const key = `${n}:${mySeat()}:${isPlayer()}`;
+  const key = `${n}:${mySeat()}:${isPlayer()}:${clockwise()}`;
   if (key === seatLayoutKey) return;
   seatLayoutKey = key;
   seatCards.clear();
+  // The page's CSS lays the felt out by the number of seats and by who scores (teams or seats).
+  document.body.dataset.seats = String(n);
   for (const slot of ['top', 'left', 'right', 'bottom']) fill($(`slot-${slot}`));
   for (let s = 0; s < n; s++) {
     const slot = slotOf(s);
     const card = {
       el: h('div', { class: `seat seat--${slot}`, 'data-seat': s, 'data-testid': 'seat' }),
       id: h('div', { class: 'seat-id' }),
+      hand: h('div', { class: 'seat-hand' }),
+      count: h('span', { class: 'count-badge', 'data-testid': 'count-badge', 'aria-hidden': 'true' }),
       tiles: h('div', { class: 'seat-tiles', 'aria-hidden': 'true' }),
-      bubbles: h('div', { class: 'seat-bubbles' }),
       banners: h('div', { class: 'seat-banners' }),
     };
-    card.el.append(card.id, card.tiles, card.banners, card.bubbles);
+    // Two seats across the top: in play order, which runs right to left when play is counter-clockwise.
+    card.el.style.order = String(clockwise() ? relOf(s) : -relOf(s));
+    card.hand.append(card.count, card.tiles);
+    card.el.append(card.id, card.hand, card.banners);
     $(`slot-${slot}`).append(card.el);
     seatCards.set(s, card);
   }
 }
 
+function seatChips(s, onTurn, me) {
+  const v = V();
+  const info = seatInfo(s);
+  const chips = [];
+  // Individual games: each seat's score at the seat (the top bar has no room for five on a phone).
+  if (!partnership() && Array.isArray(v.scores)) chips.push(h('span', { class: 'chip chip--score', 'data-testid': 'seat-score', text: t('seat.score', { n: v.scores[teams()[s]] ?? 0 }) }));
+  if (v.opener === s && v.phase !== 'match_over') chips.push(h('span', { class: 'chip chip--mano', text: t('seat.mano') }));
+  if (info.connected === false && seatIsHuman(s)) {
+    chips.push(h('span', { class: 'chip chip--off', title: t('seat.disconnected') },
+      h('span', { class: 'chip-long', text: t('seat.disconnected') }), h('span', { class: 'chip-short', text: t('seat.disconnected.short') })));
+  }
+  if (onTurn) chips.push(h('span', { class: 'chip chip--turn', text: me ? t('seat.yourturn') : t('seat.turn') }));
+  return chips;
+}
+
 function renderSeats() {
   ensureSeats();
   const v = V();
+  document.body.dataset.scoring = partnership() ? 'teams' : 'seats';
   const counts = v.counts || [];
-  const revealed = v.revealed;
-  const pips = v.result && v.result.pip_totals;
+  // The other hands turn face up at their seats at the scene's reveal (at once on a sync).
+  const revealed = revealDue() ? v.revealed : null;
+  const pips = revealed && v.result ? v.result.pip_totals : null;
   for (const [s, card] of seatCards) {
     const slot = slotOf(s);
     const me = isPlayer() && s === mySeat();
@@ -292,28 +339,27 @@ function renderSeats() {
     card.el.classList.toggle('seat--mate', partnership() && teams()[s] === myTeam());
     card.el.dataset.team = teams()[s] ?? '';
     const count = counts[s] ?? 0;
-    const sub = [];
-    const lvl = seatLevel(s);
-    if (lvl && !me) sub.push(lvl);
     const countText = count === 1 ? t('seat.tile1') : t('seat.tiles', { n: count });
-    if (pips && pips[s] !== undefined && pips[s] !== null) sub.push(t('seat.pips', { n: pips[s] }));
+    const lvl = me ? '' : seatLevel(s);
+    const pip = pips && pips[s] !== undefined && pips[s] !== null ? t('seat.pips', { n: pips[s] }) : '';
     const passed = (v.passed_on && v.passed_on[s]) || [];
     const info = seatInfo(s);
     const avatar = avatarSvg(seatCharacter(s), seatName(s), { human: seatIsHuman(s), look: typeof info.avatar === 'object' ? info.avatar : null });
-    const nameLine = h('span', { class: 'seat-name', text: seatName(s) });
-    const bits = [h('span', { class: 'seat-sub', text: sub.join(' · ') })];
-    if (v.opener === s && v.phase !== 'match_over') bits.push(h('span', { class: 'chip chip--mano', text: t('seat.mano') }));
-    if (info.connected === false && seatIsHuman(s)) bits.push(h('span', { class: 'chip chip--off', text: t('seat.disconnected') }));
-    if (onTurn) bits.push(h('span', { class: 'chip chip--turn', text: me ? t('seat.yourturn') : t('seat.turn') }));
-    const passChips = passed.length ? h('span', { class: 'passed', title: t('seat.passed', { nums: passed.join(', ') }) }, ...passed.map((x) => h('b', { text: String(x) }))) : null;
-    fill(card.id, avatar, h('div', { class: 'seat-meta' }, nameLine, h('div', { class: 'seat-chips' }, ...bits, passChips)),
-      !me ? h('span', { class: 'count-badge', title: countText, 'aria-hidden': 'true', text: String(count) }) : null);
-    card.el.setAttribute('aria-label', `${seatName(s)}: ${[...sub, countText].join(', ')}`);
-    // The tiles at that seat: face down, or face up once revealed.
+    fill(card.id, avatar, h('div', { class: 'seat-meta' },
+      h('span', { class: 'seat-name', 'data-testid': 'seat-name', text: seatName(s) }),
+      lvl ? h('span', { class: 'seat-sub', text: lvl }) : null,
+      pip ? h('span', { class: 'seat-pips', text: pip }) : null,
+      h('div', { class: 'seat-chips' }, ...seatChips(s, onTurn, me)),
+      passed.length ? h('span', { class: 'passed', title: t('seat.passed', { nums: passed.join(', ') }) }, ...passed.map((x) => h('b', { text: String(x) }))) : null));
+    card.el.setAttribute('aria-label', `${seatName(s)}: ${[lvl, pip, countText].filter(Boolean).join(', ')}`);
+    card.count.textContent = String(count);
+    card.count.title = countText;
+    // The tiles at that seat: face down, or face up once revealed; none at my own seat (my hand is below).
     const show = revealed && Array.isArray(revealed[s]) ? revealed[s] : null;
-    fill(card.tiles, );
-    card.el.classList.toggle('seat--revealed', !!show && !(me && isPlayer()));
-    if (me && isPlayer()) continue;
+    fill(card.tiles);
+    card.el.classList.toggle('seat--revealed', !!show && !me);
+    card.hand.hidden = me;
+    if (me) continue;
     const horizontal = slot === 'left' || slot === 'right';
     if (show) {
       for (const tl of show) card.tiles.append(tileSvg(tl[0], tl[1], { horizontal: false }));
@@ -324,17 +370,48 @@ function renderSeats() {
   }
 }
 
+// ---------------------------------------------------------------- speech
+
+// What the neighbours say goes in a strip of its own under the board, never
+// over it: one line at a time on a phone, two side by side on a wide screen.
+// A line waits for room (only the newest SPEECH_WAITING wait: stale talk is
+// dropped), and the speaker's seat is marked while it shows.
+const SPEECH_WAITING = 2;
+const speechWaiting = [];
+const speechRoom = () => (window.matchMedia('(max-width: 640px)').matches ? 1 : 2);
+
+/** A chat frame: said in its turn among the effects of its batch. */
 function showBubble(seat, es, en) {
-  const card = seatCards.get(seat);
-  if (!card) return;
-  fill(card.bubbles, );
-  const b = h('div', { class: 'bubble', 'data-testid': 'chat-bubble', 'data-seat': seat },
-    h('p', { class: 'bubble-es', lang: 'es', text: es || '' }),
-    en ? h('p', { class: 'bubble-en', lang: 'en', text: en }) : null);
-  card.bubbles.append(b);
-  const ms = Math.max(3800, 70 * ((es || '').length + (en || '').length));
-  setTimeout(() => b.classList.add('bubble--out'), ms);
-  setTimeout(() => b.remove(), ms + 400);
+  queueEffect(() => {
+    speechWaiting.push({ seat, es: es || '', en: en || '' });
+    if (speechWaiting.length > SPEECH_WAITING) speechWaiting.shift();
+    nextSpeech();
+    return 0;
+  });
+}
+
+function nextSpeech() {
+  const strip = $('speech');
+  while (speechWaiting.length && strip.querySelectorAll('.bubble:not(.bubble--out)').length < speechRoom()) {
+    const { seat, es, en } = speechWaiting.shift();
+    const card = seatCards.get(seat);
+    const side = card ? slotOf(seat) : 'top';
+    const info = seatInfo(seat);
+    const b = h('div', { class: `bubble bubble--from-${side}`, 'data-testid': 'chat-bubble', 'data-seat': seat },
+      avatarSvg(seatCharacter(seat), seatName(seat), { human: seatIsHuman(seat), look: typeof info.avatar === 'object' ? info.avatar : null }),
+      h('div', { class: 'bubble-words' },
+        h('p', { class: 'bubble-es', lang: 'es' }, h('b', { class: 'bubble-who', text: `${seatName(seat)}: ` }), es),
+        en ? h('p', { class: 'bubble-en', lang: 'en', text: en }) : null));
+    strip.append(b);
+    if (card) card.el.classList.add('seat--talking');
+    const ms = Math.max(3200, 55 * (es.length + en.length));
+    later(() => {
+      b.classList.add('bubble--out');
+      if (card) card.el.classList.remove('seat--talking');
+      nextSpeech();
+    }, ms);
+    later(() => b.remove(), ms + 350);
+  }
 }
 
 // ---------------------------------------------------------------- header, status
@@ -351,10 +428,14 @@ function renderScores() {
 
 function renderStatus() {
   const v = V();
+  const rules = v.rules || {};
+  // The tiles left out of the hands, as the view's rules say: drawn from in a
+  // draw game, sleeping all hand long otherwise, and none where every tile is dealt.
+  const counted = typeof v.boneyard === 'number' && (rules.drawing === true || rules.sleeping !== 0);
   const sl = $('sleeping');
-  const preset = (v.rules && v.rules.preset) || '';
-  const drawGame = v.rules && typeof v.rules.drawing === 'boolean' ? v.rules.drawing : ['mano-a-mano', 'draw', 'all-fives', 'fives-and-threes', 'cross', 'double-nine-cross'].includes(preset);
-  sl.textContent = typeof v.boneyard === 'number' ? t(drawGame ? 'boneyard' : 'sleeping', { n: v.boneyard }) : '';
+  sl.hidden = !counted;
+  sl.textContent = counted ? t(rules.drawing ? 'boneyard' : 'sleeping', { n: v.boneyard }) : '';
+  if (tickerSay) $('ticker').textContent = tickerSay();
   const chip = $('seed-hash');
   if (v.seed_hash) {
     chip.hidden = false;
@@ -678,7 +759,7 @@ function renderMatchOver() {
     lost ? h('p', { class: 'gracious', 'data-testid': 'match-lost', text: t(partnership() ? 'match.lost.sub' : 'match.lost.sub.me') }) : null,
     h('p', { class: 'final', text: t('match.final', { a: `${teamLabel(0)} ${sc[0] ?? 0}`, b: `${teamLabel(1)} ${sc[1] ?? 0}` }) }),
     mr.pollona ? h('div', { class: cls }, pollito(), h('p', {}, h('strong', { text: t('banner.pollona') }), ' ', lost ? t('match.pollona.them') : t('match.pollona'))) : null,
-    mr.viajera ? h('p', { class: `${cls} viajera` }, h('strong', { text: t('banner.viajera') }), ' ', lost ? t('match.viajera.them') : t('match.viajera')) : null,
+    mr.viajera ? h('p', { class: `${cls} viajera` }, h('strong', { text: t('banner.viajera') }), ' ', t(lost ? 'match.viajera.them' : 'match.viajera', { target: (v.rules || {}).target })) : null,
   );
 }
 
@@ -807,61 +888,61 @@ function numbersText(nums) {
 function handleEvent(ev, prev) {
   if (ev.kind !== 'hand_start') clearHandBanners();
   const me = isPlayer() && ev.seat === mySeat();
-  const name = ev.seat !== undefined && ev.seat !== null ? seatName(ev.seat) : '';
+  // Words are functions of the language: the status line and the banners follow the toggle.
+  const who = () => (ev.seat !== undefined && ev.seat !== null ? seatName(ev.seat) : '');
   switch (ev.kind) {
     case 'play': {
       if (me) sound.click(); else sound.slam();
       const first = ev.end === null || ev.end === undefined;
-      const tile = tileName(ev.tile || [0, 0]);
-      if (first) announce(t(me ? 'say.open.me' : 'say.open', { name, tile }));
-      else announce(t(me ? 'say.play.me' : 'say.play', { name, tile, end: endPhrase(ev.end) }));
+      const tile = ev.tile || [0, 0];
+      if (first) announce(() => t(me ? 'say.open.me' : 'say.open', { name: who(), tile: tileName(tile) }));
+      else announce(() => t(me ? 'say.play.me' : 'say.play', { name: who(), tile: tileName(tile), end: endPhrase(ev.end) }));
       break;
     }
     case 'pass': {
       sound.knock();
-      seatBanner(ev.seat, 'pass', t('banner.pass'));
-      const nums = ev.numbers && ev.numbers.length ? numbersText(ev.numbers) : null;
-      announce(nums ? t(me ? 'say.pass.me' : 'say.pass', { name, nums }) : t('say.pass.plain', { name }));
+      seatBanner(ev.seat, 'pass', () => t('banner.pass'));
+      const nums = ev.numbers && ev.numbers.length ? ev.numbers : null;
+      announce(() => (nums ? t(me ? 'say.pass.me' : 'say.pass', { name: who(), nums: numbersText(nums) }) : t('say.pass.plain', { name: who() })));
       break;
     }
     case 'draw':
-      announce(t(me ? 'say.draw.me' : 'say.draw', { name }));
+      announce(() => t(me ? 'say.draw.me' : 'say.draw', { name: who() }));
       break;
     case 'score':
-      seatBanner(ev.seat, 'score', `+${ev.points}`);
-      announce(t(me ? 'say.score.me' : 'say.score', { name, points: ev.points }));
+      seatBanner(ev.seat, 'score', () => `+${ev.points}`);
+      announce(() => t(me ? 'say.score.me' : 'say.score', { name: who(), points: ev.points }));
       break;
     case 'domino': {
       const r = V().result || {};
-      const who = r.seat !== undefined ? r.seat : (prev && prev.turn);
-      const mine = isPlayer() && who === mySeat();
-      centerBanner('domino', t('banner.domino'), t('banner.domino.sub'));
-      announce(mine ? t('say.domino.me') : t('say.domino', { name: seatName(who) }));
+      const out = ev.seat ?? (r.seat !== undefined ? r.seat : (prev && prev.turn));
+      const mine = isPlayer() && out === mySeat();
+      centerBanner('domino', () => t('banner.domino'), () => t('banner.domino.sub'), SCENE.hold);
+      announce(() => (mine ? t('say.domino.me') : t('say.domino', { name: seatName(out) })));
       break;
     }
     case 'tranque':
-      centerBanner('tranque', t('banner.tranque'));
-      announce(t('say.tranque'));
+      centerBanner('tranque', () => t('banner.tranque'), null, SCENE.hold);
+      announce(() => t('say.tranque'));
       break;
     case 'capicua': {
       // A capicúa that ends a match the viewer lost is announced, not celebrated.
       const mr = V().phase === 'match_over' ? V().match_result : null;
       const lostMatch = !!mr && viewerWon(mr.winner) === false;
-      centerBanner('capicua', t('banner.capicua'), '', 3200, { muted: lostMatch });
+      centerBanner('capicua', () => t('banner.capicua'), null, SCENE.hold, { muted: lostMatch });
       if (!lostMatch) { confetti(); sound.fanfare(); }
-      announce(t('say.capicua'));
+      announce(() => t('say.capicua'));
       break;
     }
     case 'hand_start': {
       S.pending = null;
       S.nextSentFor = null;
       if (S.panel === 'result') S.panel = null;
-      clearHandBanners();
       const n = ev.hand_number ?? V().hand_number;
       const opener = ev.opener ?? V().opener;
-      const say = isPlayer() && opener === mySeat() ? t('say.hand_start.me', { n }) : t('say.hand_start', { n, name: seatName(opener) });
+      const say = () => (isPlayer() && opener === mySeat() ? t('say.hand_start.me', { n }) : t('say.hand_start', { n, name: seatName(opener) }));
       // Never over the board while the human has to play: then the ticker says it.
-      if (!isMyTurn()) centerBanner('hand', t('banner.hand', { n }), say.replace(/^[^:]*:\s*/, ''), HAND_BANNER_MS, { fade: HAND_BANNER_FADE });
+      if (!isMyTurn()) centerBanner('hand', () => t('banner.hand', { n }), () => say().replace(/^[^:]*:\s*/, ''), HAND_BANNER_MS, { fade: HAND_BANNER_FADE });
       announce(say);
       break;
     }
@@ -869,28 +950,32 @@ function handleEvent(ev, prev) {
       // The event spreads RESULT into itself, so its own `kind` hides RESULT.kind: read the view.
       const r = V().result || ev;
       if (r.kind === 'tie' || !r.points || r.team === null || r.team === undefined) {
-        announce(t('say.hand_tie'));
-        if (r.kind === 'tie') centerBanner('tie', t('banner.tie'));
-      } else announce(t(teamKey('say.hand_end', r.team), { team: teamLabel(r.team), points: r.points }));
+        announce(() => t('say.hand_tie'));
+        if (r.kind === 'tie') centerBanner('tie', () => t('banner.tie'), null, SCENE.hold);
+      } else announce(() => t(teamKey('say.hand_end', r.team), { team: teamLabel(r.team), points: r.points }));
       break;
     }
     case 'redeal':
-      centerBanner('redeal', t('banner.redeal'));
-      announce(t(ev.reason === 'no_double' ? 'say.redeal.no_double' : 'say.redeal.five_doubles'));
+      centerBanner('redeal', () => t('banner.redeal'));
+      announce(() => t(ev.reason === 'no_double' ? 'say.redeal.no_double' : 'say.redeal.five_doubles'));
+      break;
+    case 'redeal_declined':
+      announce(() => (me ? t('say.redeal_declined.me') : t('say.redeal_declined', { name: who() })));
       break;
     case 'match_end': {
       // Celebrate only the viewer's own win; a loss gets a gracious banner,
       // and a pollona or viajera against you is announced without the party.
       const won = viewerWon(ev.winner);
       const lost = won === false;
-      announce(t(teamKey('say.match_end', ev.winner), { team: teamLabel(ev.winner) }));
+      announce(() => t(teamKey('say.match_end', ev.winner), { team: teamLabel(ev.winner) }));
       if (lost) fill($('confetti'));
       const sfx = partnership() ? '' : '.me';
-      const sub = lost ? t(`match.lost.sub${sfx}`) : '';
-      if (ev.viajera) centerBanner('viajera', t('banner.viajera'), sub, 3500, { muted: lost });
-      else if (ev.pollona) centerBanner('pollona', t('banner.pollona'), sub, 3500, { muted: lost });
-      else if (lost) centerBanner('lost', t(`banner.lost${sfx}`), sub, 3000, { muted: true });
-      else if (won) centerBanner('won', t(`banner.won${sfx}`), '', 3000);
+      const target = (V().rules || {}).target;
+      const sub = () => (lost ? t(`match.lost.sub${sfx}`) : '');
+      if (ev.viajera) centerBanner('viajera', () => t('banner.viajera'), () => (lost ? sub() : t('banner.viajera.sub', { target })), SCENE.hold, { muted: lost });
+      else if (ev.pollona) centerBanner('pollona', () => t('banner.pollona'), sub, SCENE.hold, { muted: lost });
+      else if (lost) centerBanner('lost', () => t(`banner.lost${sfx}`), sub, SCENE.hold, { muted: true });
+      else if (won) centerBanner('won', () => t(`banner.won${sfx}`), null, SCENE.hold);
       if (won === true) { confetti(); sound.fanfare(); }
       break;
     }
@@ -901,45 +986,144 @@ function handleEvent(ev, prev) {
 
 function overKey(v) { return `${v.hand_number}:${v.phase}`; }
 
-/** Open the result panel `ms` after a hand/match ends (once per hand and phase). */
-// Events of one batch (e.g. a play and the automatic passes after it) arrive
+// ---------------------------------------------------------------- effects and the end-of-hand scene
+
+// Events of one batch (a play and the automatic passes after it, say) arrive
 // together, all carrying the final view: the view renders at once, and the
-// banners/sounds of the burst are spread out so they read one after another.
-const FX_GAP = { play: 420, pass: 520, draw: 300 };
-const fxQueue = [];
-let fxBusy = false;
-function paceEffects(ev, prev) {
-  if (ev.kind === 'play') S.animateLast = true;
-  fxQueue.push([ev, prev]);
-  if (!fxBusy) pumpEffects();
-}
-function pumpEffects() {
-  const item = fxQueue.shift();
-  if (!item) { fxBusy = false; return; }
-  fxBusy = true;
-  const [ev, prev] = item;
-  try { handleEvent(ev, prev); } catch (e) { setTimeout(() => { throw e; }); }
-  const gap = FX_GAP[ev.kind] || 0;
-  if (gap) setTimeout(pumpEffects, gap); else pumpEffects();
+// effects of the burst (sounds, stamps, banners, speech) play one after
+// another from a queue, each holding the next back for its gap.
+//
+// The end of a hand is one scene, in this order: the last tile lands, the
+// banner(s) show, the other hands turn face up at their seats (the banners
+// go), then the score sheet opens. A new hand (its hand_start, or a sync)
+// cancels every pending timer, banner, stamp, line of speech and effect.
+const FX_GAP = { play: 420, pass: 520, draw: 300, capicua: 250, redeal: 1200 };
+const TRANQUE_PASS_GAP = 320; // the passes that block the game go by quicker
+const SCENE = { banner: 1500, matchBanner: 2200, reveal: 1400, hold: 8000 }; // hold: a safety net, the reveal takes them
+// landing: the flight of the tile just played, when one is in the air; epoch: which hand the queue plays.
+const fx = { queue: [], busy: false, timers: new Set(), scene: null, slamUntil: 0, landing: null, epoch: 0 };
+const LANDING_PATIENCE_MS = 1500; // a flight that never reports its landing holds nothing up for longer
+// The last tile lands for SLAM_MS: the rest of its batch, a few ms behind it,
+// draws the board again, and the tile lands on that drawing too (not cut short).
+const SLAM_MS = 250;
+
+/** A timeout that a new hand cancels. */
+function later(fn, ms) {
+  const id = setTimeout(() => { fx.timers.delete(id); fn(); }, ms);
+  fx.timers.add(id);
+  return id;
 }
 
-function scheduleResultPanel(ms) {
-  const key = overKey(V());
-  if (S.panelScheduledFor === key || S.panelHandShown === key) return;
-  S.panelScheduledFor = key;
-  clearTimeout(S.panelTimer);
-  S.panelTimer = setTimeout(() => {
-    const v = V();
-    if ((v.phase === 'hand_over' || v.phase === 'match_over') && overKey(v) === key) {
-      S.panelHandShown = key;
-      openPanel('result');
-    }
-  }, ms);
+/** Queue `run` (it plays an effect and returns how long the next one waits). */
+function queueEffect(run, kind = '') {
+  run.kind = kind;
+  fx.queue.push(run);
+  if (!fx.busy) pumpEffects();
 }
+
+function paceEffects(ev, prev) {
+  if (ev.kind === 'hand_start') clearEffects();
+  if (ev.kind === 'play') {
+    S.animateLast = true;
+    fx.slamUntil = performance.now() + SLAM_MS;
+  }
+  queueEffect(() => {
+    handleEvent(ev, prev);
+    return effectGap(ev);
+  }, ev.kind);
+}
+
+function effectGap(ev) {
+  if (ev.kind === 'pass' && fx.queue.some((run) => run.kind === 'tranque')) return TRANQUE_PASS_GAP;
+  if (ev.kind === 'domino' || ev.kind === 'tranque') return SCENE.banner;
+  if (ev.kind === 'hand_end') return $('center-banners').querySelector('[data-kind="tie"]') ? SCENE.banner : 0;
+  if (ev.kind === 'match_end') return SCENE.matchBanner;
+  return FX_GAP[ev.kind] || 0;
+}
+
+function pumpEffects() {
+  // Once the batch's effects are told, a hand's end goes on: the hands face up, then the sheet.
+  if (!fx.queue.length && fx.scene && !fx.scene.told) {
+    fx.scene.told = true;
+    fx.queue.push(revealHands, openSheet);
+  }
+  const run = fx.queue.shift();
+  if (!run) { fx.busy = false; return; }
+  fx.busy = true;
+  let gap = 0;
+  try { gap = run() || 0; } catch (e) { setTimeout(() => { throw e; }); }
+  const landing = fx.landing;
+  fx.landing = null;
+  if (landing) {
+    // A tile in the air: what follows (a banner, say) waits for it to land, and for its gap.
+    const epoch = fx.epoch;
+    const start = performance.now();
+    Promise.race([landing, new Promise((r) => setTimeout(r, LANDING_PATIENCE_MS))]).then(() => {
+      if (epoch === fx.epoch) later(pumpEffects, Math.max(0, gap - (performance.now() - start)));
+    });
+  } else if (gap) later(pumpEffects, gap); else pumpEffects();
+}
+
+/** A hand (or the match) ended while we watched: play its scene (once). */
+function startScene(v) {
+  const key = overKey(v);
+  if (S.panelHandShown === key || (fx.scene && fx.scene.key === key)) return;
+  fx.scene = { key, told: false, revealed: false };
+  if (!fx.busy) pumpEffects();
+}
+
+/** Whether the hands may show face up at the seats: not before the scene's reveal. */
+function revealDue() {
+  return !fx.scene || fx.scene.revealed || fx.scene.key !== overKey(V());
+}
+
+function removeBanners() {
+  for (const el of document.querySelectorAll('#center-banners > *, .seat-banners > *')) el.remove();
+}
+
+function revealHands() {
+  removeBanners(); // they have had their time: none is left over the sheet
+  if (fx.scene) fx.scene.revealed = true;
+  renderSeats();
+  return SCENE.reveal;
+}
+
+function openSheet() {
+  const key = fx.scene && fx.scene.key;
+  fx.scene = null;
+  if (key && overKey(V()) === key && S.panelHandShown !== key) {
+    S.panelHandShown = key;
+    openPanel('result');
+  }
+  return 0;
+}
+
+/** A new hand: nothing of the last one is still news. */
+function clearEffects() {
+  for (const id of fx.timers) clearTimeout(id);
+  fx.timers.clear();
+  fx.queue.length = 0;
+  fx.busy = false;
+  fx.scene = null;
+  fx.landing = null;
+  fx.epoch += 1;
+  speechWaiting.length = 0;
+  removeBanners();
+  fill($('speech'));
+  fill($('confetti'));
+  for (const card of seatCards.values()) card.el.classList.remove('seat--talking');
+}
+
+onLangChange(() => {
+  for (const el of document.querySelectorAll('#center-banners > *, .seat-banners > *')) if (el.wordIt) el.wordIt();
+});
 
 function afterViewChange(prev, { sync }) {
   const v = V();
   const wasMine = prev && isPlayer() && prev.phase === 'play' && prev.turn === prev.seat;
+  // A sync shows the table as it is now: what was pending is no longer news.
+  if (sync) clearEffects();
+  else if (performance.now() < fx.slamUntil) S.animateLast = true;
   if (S.pending && !isMyTurn()) S.pending = null;
   if (S.pending) {
     // Keep the choice only if the same options are still legal.
@@ -947,18 +1131,19 @@ function afterViewChange(prev, { sync }) {
     if (opts.length < 2) S.pending = null; else S.pending.options = opts;
   }
   if (v.phase === 'hand_over' || v.phase === 'match_over') {
-    // Seen via sync (reconnect / reload): show the result at once; live: after the banners.
-    if (sync && S.panelHandShown !== overKey(v)) { S.panelHandShown = overKey(v); S.panel = 'result'; } else scheduleResultPanel(v.phase === 'match_over' ? 2000 : 1600);
+    // Seen via sync (reconnect / reload): the result at once; live: at the end of the scene.
+    if (!sync) startScene(v);
+    else if (S.panelHandShown !== overKey(v)) { S.panelHandShown = overKey(v); S.panel = 'result'; }
   }
   if (v.phase === 'play' && S.panel === 'result') S.panel = null;
   if (isMyTurn() || sync) clearHandBanners();
   renderAll();
-  if (sync && v.phase === 'play' && !isMyTurn() && v.turn !== null && v.turn !== undefined) announce(t('say.turn', { name: seatName(v.turn) }));
+  if (sync && v.phase === 'play' && !isMyTurn() && v.turn !== null && v.turn !== undefined) announce(() => t('say.turn', { name: seatName(v.turn) }));
   if (isMyTurn() && !wasMine) {
     const n = new Set((v.legal || []).map((l) => tileKey(l.tile))).size;
     if (n > 0) {
       if (!sync) sound.cue();
-      announce(n === 1 ? t('say.yourturn1') : t('say.yourturn', { n }));
+      announce(() => (n === 1 ? t('say.yourturn1') : t('say.yourturn', { n })));
     }
   }
 }
