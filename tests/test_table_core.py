@@ -10,12 +10,12 @@ import re
 from typing import Any
 
 import pytest
+from tablesim import Sim, bot, empty, human
 
 from capicua.server import protocol
 from capicua.server.core import ALL, PUBLIC, BotAnswer, Join, Reopen, TableCore, TimerFired
 from capicua.server.phrases import PHRASES
 from capicua.server.protocol import Code
-from tablesim import NEIGHBOURS, Sim, bot, empty, human
 
 FOUR_HUMANS = [human(0, "Ana", "p0"), human(1, "Beto", "p1", "cuca"), human(2, "Carla", "p2", "yoli"),
                human(3, "Dani", "p3", "fefa")]
