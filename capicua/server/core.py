@@ -26,6 +26,7 @@ import random
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from capicua import bots, neighbours
@@ -182,6 +183,7 @@ class TableCore:
         self.watchers = 0
         self.ready: set[int] = set()
         self.turn_since = int(open_entry.get("at", 0))
+        self.created_at = self.updated_at = int(open_entry.get("at", 0))
         self.timed_out: tuple[int, int] | None = None  # (seat, seq) whose turn ran out
         self.conns: dict[int, _Conn] = {}
         self._describe = self.rules.describe()
@@ -239,6 +241,8 @@ class TableCore:
             "scores": list(m.scores),
             "seq": self.seq,
             "match_result": m.match_result,
+            "created_at": _iso(self.created_at),
+            "updated_at": _iso(self.updated_at),
         }
 
     def seat_of(self, player: str | None) -> int | None:
@@ -660,6 +664,7 @@ class TableCore:
             raise ValueError(f"unknown table log entry {entry!r}")
         handler(self, entry, at, frames)
         self.log_seq += 1
+        self.updated_at = max(self.updated_at, at)
         state = self.table_state()
         if state != self._last_table:
             self._last_table = state
@@ -770,6 +775,11 @@ class TableCore:
                 (ALL, protocol.said_frame(self.seq, line["seat"], line["moment"], line["es"], line["en"],
                                           "neighbour", line["name"]))
             )
+
+
+def _iso(ms: int) -> str:
+    """A log time (ms since the epoch) as ISO 8601, as the store's rows say it."""
+    return datetime.fromtimestamp(ms / 1000, UTC).replace(tzinfo=None).isoformat()
 
 
 def _engine_code(exc: EngineError) -> Code:

@@ -102,6 +102,16 @@ class StoreLog:
             await self._read(tablelogs.replace_log, self.store, table_id, entries)
         return entries
 
+    async def records(self, table_id: str) -> list[dict[str, Any]] | None:
+        """Every match of the table with its record (``None`` for an unknown table)."""
+        row = await self._read(tablelogs.table_row, self.store, table_id)
+        if row is None:
+            return None
+        found: list[dict[str, Any]] = await self._read(tablelogs.match_records, self.store, table_id)
+        for m in found:
+            m["preset"], m["options"] = row["preset"], row["options"]
+        return found
+
     async def info(self, table_id: str) -> TableInfo | None:
         row = await self._read(tablelogs.table_row, self.store, table_id)
         if row is None:
