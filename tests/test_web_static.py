@@ -379,7 +379,9 @@ def test_both_ends_choice(browser, base_url):
         choices = page.locator('[data-testid="end-choice"]')
         assert choices.count() == 2
         assert sorted(choices.nth(i).get_attribute("data-end") for i in range(2)) == ["left", "right"]
-        assert page.locator(".end-badge--choice").count() == 2
+        # ends are named by their number, never left/right; a ghost of the tile waits at each
+        assert sorted(choices.nth(i).inner_text() for i in range(2)) == ["al 1", "al doble 6"]
+        assert sorted(page.eval_on_selector_all('[data-testid="ghost"]', "els => els.map(e => e.dataset.end)")) == ["left", "right"]
         assert [f for f in sent(page) if f["type"] == "play"] == []
         shot(page, "table-choice-1280.png")
         page.click('[data-testid="end-choice"][data-end="left"]')
@@ -400,7 +402,7 @@ def test_keyboard_play(browser, base_url):
         page.keyboard.press("ArrowLeft")
         page.keyboard.press("Enter")  # 6-1 fits both ends -> choose
         assert page.locator('[data-testid="end-choice"]').count() == 2
-        page.keyboard.press("r")
+        page.keyboard.press("1")  # the right end shows a 1
         plays = [f for f in sent(page) if f["type"] == "play"]
         assert plays == [{"type": "play", "seq": 17, "tile": [6, 1], "end": "right"}]
         # Tab moves between tiles too; Space plays a single-end tile.
@@ -411,11 +413,11 @@ def test_keyboard_play(browser, base_url):
         page.keyboard.press("Space")
         plays = [f for f in sent(page) if f["type"] == "play"]
         assert plays[-1] == {"type": "play", "seq": 18, "tile": [1, 4], "end": "right"}
-        # "2" picks the second end
+        # "6" picks the end showing a 6 (the left one)
         push(page, {"type": "sync", "seq": 19, "view": mid_view()})
         page.click('[data-testid="tile"][data-tile="6-1"]')
-        page.keyboard.press("2")
-        assert sent(page)[-1] == {"type": "play", "seq": 19, "tile": [6, 1], "end": "right"}
+        page.keyboard.press("6")
+        assert sent(page)[-1] == {"type": "play", "seq": 19, "tile": [6, 1], "end": "left"}
     finally:
         ctx.close()
 
@@ -485,7 +487,7 @@ def test_lang_toggle(browser, base_url):
         assert "Us" in page.locator('[data-testid="scores"]').inner_text()
         assert page.evaluate("localStorage.getItem('capicua.lang')") == "en"
         page.click('[data-testid="tile"][data-tile="6-1"]')
-        assert "left" in page.locator('[data-testid="end-choice"][data-end="left"]').inner_text()
+        assert page.locator('[data-testid="end-choice"][data-end="left"]').inner_text() == "on the double 6"
         page.reload()
         page.wait_for_function("window.__sent && window.__sent.length > 0")
         assert page.locator("html").get_attribute("lang") == "en"

@@ -1,60 +1,122 @@
-// The line of play. Lays out VIEW.center + VIEW.arms as a snake that turns
-// at the board's edges (line layouts) or as a pinwheel cross (cross layouts),
-// then renders it into an SVG scaled to fit the board element.
+// The line of play. Lays out VIEW.center + VIEW.arms and renders it into an
+// SVG scaled to fit the board element.
 //
-// Geometry is in units: a half tile is 1x1. A "turtle" walks outward from the
-// centre: `p` is the point where the next tile attaches, `h` the heading.
+// Line layouts: a snake that turns at the board's edges. Cross layouts: a
+// tree. Every arm starts at the tile it hangs from (the centre double, or in
+// the double-nine cross the double that opened it: the arm's first tile
+// touches that double's side) and turns only where going straight would
+// leave the board or run into another line. The largest tile size at which
+// the whole tree fits without overlaps wins, and the drawing is centred.
+//
+// Geometry is in units: a half tile is 1x1. A "turtle" walks outward: `p` is
+// the point where the next tile attaches, `h` the heading, `last` the size of
+// the tile it walked over, `canTurn` whether the next tile may hang off that
+// tile's side (never right after a double laid crosswise: its sides belong to
+// the lines it opens, or to nothing).
 
-import { svg, drawTile } from './tiles.js';
+import { svg, drawTile, tileKey } from './tiles.js';
 
 const DIRS = { E: [1, 0], W: [-1, 0], S: [0, 1], N: [0, -1] };
 const OPP = { E: 'W', W: 'E', N: 'S', S: 'N' };
+const CW = { E: 'S', S: 'W', W: 'N', N: 'E' };
+const CCW = { E: 'N', N: 'W', W: 'S', S: 'E' };
+const CENTRE_ARMS = { left: 'W', right: 'E', up: 'N', down: 'S' };
+// Lines of different arms keep at least this gap (units) so they never read as joined.
+const GAP = 0.12;
+const PAD = 0.35;
+const MIN_UNIT = 3;
 
 function isDouble(t) { return t[0] === t[1]; }
 
-/** Place tile [inner, outer] at the turtle; returns the item. */
-function place(st, tile, forceInline = false) {
-  const [hx, hy] = DIRS[st.h];
-  const cross = isDouble(tile) && !forceInline;
-  const len = cross ? 1 : 2;
-  const wid = cross ? 2 : 1;
-  const cx = st.p.x + (hx * len) / 2;
-  const cy = st.p.y + (hy * len) / 2;
-  const along = hx !== 0; // travelling horizontally
-  const w = along ? len : wid;
-  const h = along ? wid : len;
-  // The tile is drawn horizontal when its long side is horizontal.
-  const horizontal = w > h;
-  // Which number goes left/top: the inner half touches the previous tile.
-  let first = tile[0];
-  let second = tile[1];
-  if (st.h === 'W' || st.h === 'N') { first = tile[1]; second = tile[0]; }
-  const item = { x: cx - w / 2, y: cy - h / 2, w, h, horizontal, first, second, tile, heading: st.h };
-  st.p = { x: st.p.x + hx * len, y: st.p.y + hy * len };
-  st.last = { len, wid };
-  st.items.push(item);
-  return item;
+/** The tile [inner, outer] laid at turtle `tu`: returns {item, turtle} (the turtle after it). */
+function advance(tu, tile, inline = false, fold = null) {
+  const [hx, hy] = DIRS[tu.h];
+  const crosswise = isDouble(tile) && !inline;
+  const len = crosswise ? 1 : 2;
+  const wid = crosswise ? 2 : 1;
+  const cx = tu.p.x + (hx * len) / 2;
+  const cy = tu.p.y + (hy * len) / 2;
+  const w = hx !== 0 ? len : wid;
+  const h = hx !== 0 ? wid : len;
+  // The inner half touches the previous tile: it goes left/top when walking W or N.
+  const flip = tu.h === 'W' || tu.h === 'N';
+  const item = makeItem(cx - w / 2, cy - h / 2, w, h, flip ? tile[1] : tile[0], flip ? tile[0] : tile[1], tile, tu.h, crosswise);
+  const turtle = makeTurtle(tu.p.x + hx * len, tu.p.y + hy * len, tu.h, len, wid, !crosswise, fold);
+  return { item, turtle };
 }
 
-/** Turn the turtle: the next tile hangs off the side of the last tile's outer half. */
-function turn(st, nh) {
-  const [hx, hy] = DIRS[st.h];
+/** The turtle turned to heading `nh`: the next tile hangs off the side of the last tile's outer half. */
+function turned(tu, nh) {
+  const [hx, hy] = DIRS[tu.h];
   const [nx, ny] = DIRS[nh];
-  const oc = { x: st.p.x - hx * 0.5, y: st.p.y - hy * 0.5 };
-  const half = st.last.wid / 2;
-  st.p = { x: oc.x + nx * half, y: oc.y + ny * half };
-  st.h = nh;
-  st.corners += 1;
+  const oc = { x: tu.p.x - hx * 0.5, y: tu.p.y - hy * 0.5 };
+  const half = tu.last.wid / 2;
+  return makeTurtle(oc.x + nx * half, oc.y + ny * half, nh, tu.last.len, tu.last.wid, tu.canTurn, tu.fold);
+}
+
+/** A turtle (see the top of the file); `fold` is the rotation of a turn made at a block, else null. */
+function makeTurtle(x, y, h, len, wid, canTurn, fold) {
+  return { p: { x, y }, h, last: { len, wid }, canTurn, fold };
+}
+
+/**
+ * A tile's place; every item has the same fields (the layout search tests
+ * thousands of them against each other, and one shape keeps that fast).
+ * `arm`/`index` name the tile in VIEW.arms (null for the centre and for slots).
+ */
+function makeItem(x, y, w, h, first, second, tile, heading, crosswise) {
+  return { x, y, w, h, horizontal: w > h, first, second, tile, heading, crosswise, arm: null, index: -1 };
 }
 
 function centreItem(center) {
   const cross = isDouble(center);
   const w = cross ? 1 : 2;
   const h = cross ? 2 : 1;
-  return {
-    item: { x: -w / 2, y: -h / 2, w, h, horizontal: !cross, first: center[0], second: center[1], tile: center, heading: 'E', center: true },
-    len: w, wid: h,
-  };
+  return makeItem(-w / 2, -h / 2, w, h, center[0], center[1], center, 'E', cross);
+}
+
+/** The turtle leaving `item` (a double or the centre) from its side in direction `d`. */
+function sideTurtle(item, d) {
+  const [dx, dy] = DIRS[d];
+  const cx = item.x + item.w / 2;
+  const cy = item.y + item.h / 2;
+  const across = dx !== 0 ? item.h : item.w;
+  return makeTurtle(cx + (dx * item.w) / 2, cy + (dy * item.h) / 2, d, dx !== 0 ? item.w : item.h, across, false, null);
+}
+
+/** A plain tile standing for "the next tile": the space an open end needs for its badge and ghost. */
+function nextSlotTile(value) { return [value, value === 0 ? 1 : 0]; }
+
+function endValue(view, name) {
+  const e = (view.ends || []).find((x) => x.end === name);
+  return e ? e.value : null;
+}
+
+/** The number a line starts from: its first tile's inner half, or the open end while it is empty. */
+function armStart(view, name) {
+  const arm = (view.arms || {})[name] || [];
+  return arm.length ? arm[0][0] : endValue(view, name);
+}
+
+/**
+ * The number of the double a line hangs from, for arms other than the
+ * centre's (the double-nine cross opens them at doubles): its first number.
+ */
+export function armDouble(view, name) {
+  if (name in CENTRE_ARMS) return null;
+  return armStart(view, name);
+}
+
+// ---------------------------------------------------------------- line: the snake
+
+/** One tile of a snake arm that folds towards `down` (N for the left arm, S for the right). */
+function snakeStep(tu, tile, limit, down) {
+  const len = isDouble(tile) ? 1 : 2;
+  const nx = tu.p.x + DIRS[tu.h][0] * len;
+  if (Math.abs(nx) <= limit + 1e-9) return advance(tu, tile);
+  // At the edge: one tile down (inline, even a double), then back the other way.
+  const fold = advance(turned(tu, down), tile, true);
+  return { item: fold.item, turtle: turned(fold.turtle, OPP[tu.h]) };
 }
 
 /** Snake layout for a two-ended line; `limit` = half row width in units. */
@@ -62,74 +124,272 @@ export function layoutLine(view, limit) {
   const items = [];
   const anchors = {};
   let corners = 0;
-  if (!view.center) return { items, anchors, corners };
+  if (!view.center) return { items, anchors, corners, penalty: 0 };
   const c = centreItem(view.center);
-  items.push(c.item);
+  items.push(c);
   const arms = view.arms || {};
-  const specs = [
-    ['left', 'W', 'N'],
-    ['right', 'E', 'S'],
-  ];
-  for (const [name, h0, down] of specs) {
-    const st = { p: { x: DIRS[h0][0] * c.len / 2, y: 0 }, h: h0, last: { len: c.len, wid: c.wid }, items, corners: 0 };
-    for (const tile of arms[name] || []) {
-      const len = isDouble(tile) ? 1 : 2;
-      const nx = st.p.x + DIRS[st.h][0] * len;
-      if (Math.abs(nx) > limit + 1e-9) {
-        const back = OPP[st.h];
-        turn(st, down);
-        place(st, tile, true);
-        turn(st, back);
-      } else {
-        place(st, tile);
-      }
-    }
-    anchors[name] = { x: st.p.x, y: st.p.y, h: st.h };
-    corners += st.corners;
+  for (const [name, down] of [['left', 'N'], ['right', 'S']]) {
+    let tu = sideTurtle(c, CENTRE_ARMS[name]);
+    let prev = c;
+    (arms[name] || []).forEach((tile, index) => {
+      const before = tu.h;
+      const step = snakeStep(tu, tile, limit, down);
+      if (step.turtle.h !== before) corners += 1;
+      step.item.arm = name;
+      step.item.index = index;
+      items.push(step.item);
+      tu = step.turtle;
+      prev = step.item;
+    });
+    const v = endValue(view, name);
+    const place = (tile) => snakeStep(tu, tile, limit, down).item;
+    anchors[name] = { cap: place(nextSlotTile(v ?? 0)), place, prev };
   }
-  return { items, anchors, corners };
+  return { items, anchors, corners, penalty: 0 };
 }
 
-/** Pinwheel cross: each arm runs straight for `k` tiles, then turns once, clockwise. */
-export function layoutCross(view, k) {
-  const items = [];
-  const anchors = {};
-  let corners = 0;
-  if (!view.center) return { items, anchors, corners, extra: [] };
-  const c = centreItem(view.center);
-  items.push(c.item);
-  const arms = view.arms || {};
-  const specs = { left: ['W', 'N'], right: ['E', 'S'], up: ['N', 'E'], down: ['S', 'W'] };
-  const starts = {
-    left: { x: -c.len / 2, y: 0 }, right: { x: c.len / 2, y: 0 },
-    up: { x: 0, y: -c.wid / 2 }, down: { x: 0, y: c.wid / 2 },
-  };
-  const lastFor = { left: { len: c.len, wid: c.wid }, right: { len: c.len, wid: c.wid }, up: { len: c.wid, wid: c.len }, down: { len: c.wid, wid: c.len } };
-  for (const name of ['left', 'right', 'up', 'down']) {
-    const [h0, bend] = specs[name];
-    const st = { p: { ...starts[name] }, h: h0, last: lastFor[name], items, corners: 0 };
-    (arms[name] || []).forEach((tile, i) => {
-      if (i === k) turn(st, bend);
-      place(st, tile);
-    });
-    anchors[name] = { x: st.p.x, y: st.p.y, h: st.h };
-    corners += st.corners;
-  }
-  const extra = Object.keys(arms).filter((n) => !['left', 'right', 'up', 'down'].includes(n));
-  return { items, anchors, corners, extra };
+// ---------------------------------------------------------------- cross: the tree
+
+function overlaps(a, b) {
+  return a.x < b.x + b.w + GAP && b.x < a.x + a.w + GAP && a.y < b.y + b.h + GAP && b.y < a.y + a.h + GAP;
 }
+function inside(r, box) {
+  return r.x >= box.x0 - 1e-9 && r.y >= box.y0 - 1e-9 && r.x + r.w <= box.x1 + 1e-9 && r.y + r.h <= box.y1 + 1e-9;
+}
+
+/** The lines hanging from each double: {value: [arm names in the engine's order]}. */
+function branchesByDouble(view) {
+  const out = new Map();
+  for (const name of Object.keys(view.arms || {})) {
+    if (name in CENTRE_ARMS) continue;
+    const d = armStart(view, name);
+    if (d === null || d === undefined) continue;
+    if (!out.has(d)) out.set(d, []);
+    out.get(d).push(name);
+  }
+  return out;
+}
+
+/**
+ * The places `tile` may take at turtle `tu`, best first: straight on, then
+ * turned (preferred rotation first). Right after a turn, turning the same way
+ * again comes first: the line folds back beside itself, like the snake,
+ * instead of running along the edge into the other lines.
+ */
+function stepOptions(tu, tile, rotation) {
+  const straight = advance(tu, tile);
+  if (!tu.canTurn) return [straight];
+  // A turn made at a block may fold back at the next tile; the fold itself ends it.
+  const towards = (rot) => advance(turned(tu, (rot === 'cw' ? CW : CCW)[tu.h]), tile, false, tu.fold ? null : rot);
+  const flip = (rot) => (rot === 'cw' ? 'ccw' : 'cw');
+  return tu.fold ? [towards(tu.fold), straight, towards(flip(tu.fold))] : [straight, towards(rotation), towards(flip(rotation))];
+}
+
+/** The first place of stepOptions that `blocked(item)` leaves free (else straight on, ok false). */
+function greedyStep(tu, tile, rotation, blocked) {
+  const options = stepOptions(tu, tile, rotation);
+  const pick = options.find((o) => !blocked(o.item));
+  return { ...(pick || options[0]), ok: !!pick };
+}
+
+/**
+ * The order the tree is laid in: round by round, tile k of every line that
+ * has one, each line starting the round after the double that opened it. The
+ * lines grow together, as they do at the table, so that none takes the room
+ * of the others. Lines whose double is nowhere on the table are `unrooted`.
+ */
+function layingOrder(view, branches) {
+  const arms = view.arms || {};
+  const names = Object.keys(arms);
+  const birth = new Map(names.filter((n) => n in CENTRE_ARMS).map((n) => [n, 0]));
+  // The engine lists lines in the order they opened: a double's line comes after the line holding it.
+  for (const name of names) {
+    if (!birth.has(name)) continue;
+    arms[name].forEach((tile, j) => {
+      if (!isDouble(tile)) return;
+      for (const child of branches.get(tile[0]) || []) if (!birth.has(child)) birth.set(child, birth.get(name) + j + 1);
+    });
+  }
+  const order = [];
+  for (const [name, first] of birth) arms[name].forEach((_, index) => order.push({ name, index, round: first + index }));
+  order.sort((x, y) => x.round - y.round || names.indexOf(x.name) - names.indexOf(y.name));
+  return { order, unrooted: names.filter((n) => !birth.has(n)) };
+}
+
+// How many places one layout may try before it stops backtracking.
+const TREE_BUDGET = 100;
+
+/**
+ * Tree layout inside `box` (units, centre tile at the origin): a depth-first
+ * search over the places of each tile in laying order, where every open end
+ * keeps room for its next tile (a dead end undoes the last tiles and tries
+ * their next places). If the search fails, the tree is laid greedily anyway
+ * and the overlaps count as penalty. Returns {items, anchors, penalty}:
+ * penalty 0 means no overlap and nothing off the box.
+ */
+export function layoutTree(view, box, rotation) {
+  if (!view.center) return { items: [], anchors: {}, penalty: 0 };
+  const branches = branchesByDouble(view);
+  const { order, unrooted } = layingOrder(view, branches);
+  const start = () => {
+    const c = centreItem(view.center);
+    const T = { view, box, rotation, branches, items: [c], taken: [c], lines: new Map(), penalty: 0, budget: TREE_BUDGET };
+    for (const [name, d] of Object.entries(CENTRE_ARMS)) {
+      const turtle = sideTurtle(c, d);
+      if (name in (view.arms || {})) openLine(T, name, turtle, c, advance(turtle, nextSlotTile(view.center[0])).item);
+    }
+    return T;
+  };
+  let T = start();
+  if (!layFrom(T, order, 0, false)) {
+    T = start();
+    layFrom(T, order, 0, true);
+  }
+  const anchors = {};
+  for (const [name, line] of T.lines) {
+    const { turtle, prev, cap } = line;
+    anchors[name] = { cap, prev, place: (t) => greedyStep(turtle, t, rotation, blockedIn(T, [prev, cap])).item };
+  }
+  return { items: T.items, anchors, penalty: T.penalty + 100 * unrooted.length };
+}
+
+/** A test of places against the box and everything taken, except the (up to two) rects the place may touch. */
+function blockedIn(T, ignore) {
+  const a = ignore[0] || null;
+  const b = ignore[1] || null;
+  return (r) => {
+    if (!inside(r, T.box)) return true;
+    const taken = T.taken;
+    for (let i = 0; i < taken.length; i++) {
+      const o = taken[i];
+      if (o !== a && o !== b && overlaps(r, o)) return true;
+    }
+    return false;
+  };
+}
+
+/** A new open end at `turtle`, hanging from `from`; `cap` is kept free for its first tile. */
+function openLine(T, name, turtle, from, cap) {
+  T.taken.push(cap);
+  T.lines.set(name, { turtle, prev: from, cap });
+}
+
+function layFrom(T, order, k, force) {
+  if (k === order.length) return true;
+  const { name, index } = order[k];
+  const line = T.lines.get(name);
+  const tile = T.view.arms[name][index];
+  const blocked = blockedIn(T, [line.prev, line.cap]);
+  const opens = isDouble(tile) ? T.branches.get(tile[0]) || [] : [];
+  // A double fits only where both of the lines it opens can start.
+  const fits = (o) => !blocked(o.item) && (!opens.length || planBranches(T, o.item, opens) !== null);
+  const options = stepOptions(line.turtle, tile, T.rotation);
+  const tries = force ? [options.find(fits) || options[0]] : byRoomAhead(T, line.turtle.h, options.filter(fits));
+  for (const o of tries) {
+    if (!force && T.budget-- <= 0) return false;
+    const mark = { taken: T.taken.slice(), items: T.items.length, lines: new Map(T.lines), penalty: T.penalty };
+    if (force && !fits(o)) T.penalty += 10;
+    T.taken.splice(T.taken.indexOf(line.cap), 1);
+    const item = o.item;
+    item.arm = name;
+    item.index = index;
+    T.items.push(item);
+    T.taken.push(item);
+    if (opens.length) reserveBranches(T, item, opens);
+    // The new open end needs room too (after a double: straight on, no turn hangs off it).
+    const next = greedyStep(o.turtle, nextSlotTile(tile[1]), T.rotation, blockedIn(T, [item]));
+    if (next.ok || force) {
+      if (!next.ok) T.penalty += 1;
+      T.taken.push(next.item);
+      T.lines.set(name, { turtle: o.turtle, prev: item, cap: next.item });
+      if (layFrom(T, order, k + 1, force)) return true;
+    }
+    T.taken = mark.taken;
+    T.items.length = mark.items;
+    T.lines = mark.lines;
+    T.penalty = mark.penalty;
+  }
+  return false;
+}
+
+// A line goes on straight while it has room for this many more tiles ahead.
+const ROOM_AHEAD = 2;
+
+/**
+ * Order the free places of a tile: straight on first while the line has
+ * room ahead; otherwise the places with the most room ahead first (ties keep
+ * the order of stepOptions), so that lines turn towards open table rather
+ * than into a corner.
+ */
+function byRoomAhead(T, heading, options) {
+  if (options.length < 2) return options;
+  const room = options.map((o) => roomAhead(T, o));
+  const straight = options.findIndex((o) => o.item.heading === heading);
+  if (straight >= 0 && room[straight] >= ROOM_AHEAD) return [options[straight], ...options.filter((_, i) => i !== straight)];
+  return options.map((o, i) => [o, room[i], i]).sort((a, b) => b[1] - a[1] || a[2] - b[2]).map((x) => x[0]);
+}
+
+/** How many plain tiles fit straight on after place `o` (up to 4). */
+function roomAhead(T, o) {
+  const blocked = blockedIn(T, [o.item]);
+  let tu = o.turtle;
+  for (let n = 0; n < 4; n++) {
+    const step = advance(tu, [0, 1]);
+    if (blocked(step.item)) return n;
+    tu = step.turtle;
+  }
+  return 4;
+}
+
+/**
+ * Where the first tile of each line a double opens goes: straight out of
+ * each of its sides or, where that is taken, bent along the parent line (its
+ * inner half still touching the double's side). null when a side has no room.
+ */
+function planBranches(T, double, names) {
+  const sides = [CCW[double.heading], CW[double.heading]];
+  const blocked = blockedIn(T, [double]);
+  const plan = [];
+  for (let i = 0; i < Math.min(2, names.length); i++) {
+    const out = sideTurtle(double, sides[i]);
+    const variants = [out, bentTurtle(out, double.heading), bentTurtle(out, OPP[double.heading])];
+    const pick = variants.map((tu) => ({ tu, rect: advance(tu, nextSlotTile(double.tile[0])).item })).find((v) => !blocked(v.rect));
+    if (!pick) return null;
+    plan.push({ name: names[i], turtle: pick.tu, reserved: pick.rect });
+  }
+  return plan;
+}
+
+/** A turtle whose first tile's inner half sits just beyond `out`'s point, the tile running towards `d`. */
+function bentTurtle(out, d) {
+  const [sx, sy] = DIRS[out.h];
+  const [dx, dy] = DIRS[d];
+  return makeTurtle(out.p.x + sx * 0.5 - dx * 0.5, out.p.y + sy * 0.5 - dy * 0.5, d, out.last.len, out.last.wid, false, null);
+}
+
+/** Open the lines `double` opens, keeping room for their first tiles. */
+function reserveBranches(T, double, names) {
+  let plan = planBranches(T, double, names);
+  if (!plan) {
+    // No room (only when the layout is already failing): straight out, overlapping.
+    T.penalty += 10;
+    const sides = [CCW[double.heading], CW[double.heading]];
+    plan = names.slice(0, 2).map((name, i) => {
+      const turtle = sideTurtle(double, sides[i]);
+      return { name, turtle, reserved: advance(turtle, nextSlotTile(double.tile[0])).item };
+    });
+  }
+  for (const { name, turtle, reserved } of plan) openLine(T, name, turtle, double, reserved);
+}
+
+// ---------------------------------------------------------------- choosing a layout
 
 function bbox(items, anchors) {
   let x0 = Infinity; let y0 = Infinity; let x1 = -Infinity; let y1 = -Infinity;
-  for (const it of items) {
-    x0 = Math.min(x0, it.x); y0 = Math.min(y0, it.y);
-    x1 = Math.max(x1, it.x + it.w); y1 = Math.max(y1, it.y + it.h);
-  }
-  for (const a of Object.values(anchors)) {
-    const [hx, hy] = DIRS[a.h];
-    const bx = a.x + hx * 0.55; const by = a.y + hy * 0.55;
-    x0 = Math.min(x0, bx - 0.5); x1 = Math.max(x1, bx + 0.5);
-    y0 = Math.min(y0, by - 0.5); y1 = Math.max(y1, by + 0.5);
+  const rects = [...items, ...Object.values(anchors).map((a) => a.cap)];
+  for (const r of rects) {
+    x0 = Math.min(x0, r.x); y0 = Math.min(y0, r.y);
+    x1 = Math.max(x1, r.x + r.w); y1 = Math.max(y1, r.y + r.h);
   }
   if (!Number.isFinite(x0)) return { x: -2, y: -1, w: 4, h: 2 };
   return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
@@ -142,48 +402,189 @@ export function isCrossView(view) {
   return Object.keys(arms).some((k) => k !== 'left' && k !== 'right');
 }
 
-/**
- * Choose the row width that gives the biggest tiles for a board of pw x ph px.
- * Returns the layout plus its bounding box and unit size in px.
- */
-export function bestLayout(view, pw, ph, { maxUnit = 34, prevLimit = null } = {}) {
-  const cross = isCrossView(view);
-  const pad = 0.35;
-  const evalAt = (param) => {
-    const lay = cross ? layoutCross(view, param) : layoutLine(view, param);
-    const bb = bbox(lay.items, lay.anchors);
-    const unit = Math.min(pw / (bb.w + 2 * pad), ph / (bb.h + 2 * pad));
-    return { lay, bb, unit, param, score: Math.min(unit, maxUnit) * 1000 - lay.corners };
-  };
+function bestSnake(view, pw, ph, maxUnit, prev) {
   const cands = [];
-  if (cross) {
-    for (let k = 2; k <= 12; k++) cands.push(evalAt(k));
-  } else {
-    for (let L = 3; L <= 24; L += 0.5) cands.push(evalAt(L));
+  for (let L = 3; L <= 24; L += 0.5) {
+    const lay = layoutLine(view, L);
+    const bb = bbox(lay.items, lay.anchors);
+    const unit = Math.min(pw / (bb.w + 2 * PAD), ph / (bb.h + 2 * PAD));
+    cands.push({ lay, bb, unit, param: L, score: Math.min(unit, maxUnit) * 1000 - lay.corners });
   }
   // Biggest tiles first; among equals, fewer turns, then the widest rows.
   let best = cands[0];
   for (const c of cands) if (c.score >= best.score) best = c;
   // Hysteresis: keep the previous shape unless the new one is clearly better.
-  if (prevLimit !== null) {
-    const prev = cands.find((c) => c.param === prevLimit);
-    const capped = (c) => Math.min(c.unit, maxUnit);
-    if (prev && prev.lay.corners <= best.lay.corners && capped(prev) >= capped(best) * 0.92) best = prev;
-  }
-  best.pad = pad;
-  best.cross = cross;
+  const kept = cands.find((c) => c.param === prev);
+  const capped = (c) => Math.min(c.unit, maxUnit);
+  if (kept && kept.lay.corners <= best.lay.corners && capped(kept) >= capped(best) * 0.92) best = kept;
   return best;
 }
 
-function endLabelPos(a) {
-  const [hx, hy] = DIRS[a.h];
-  return { x: a.x + hx * 0.55, y: a.y + hy * 0.55 };
+const OFFSETS = [[0, 0], [-0.2, 0], [0.2, 0], [0, -0.2], [0, 0.2], [-0.2, -0.2], [0.2, -0.2], [-0.2, 0.2], [0.2, 0.2]];
+const TREE_PARAMS = OFFSETS.flatMap(([fx, fy]) => ['cw', 'ccw'].map((rotation) => ({ fx, fy, rotation, key: `${fx}:${fy}:${rotation}` })));
+
+function treeAt(view, pw, ph, unit, param) {
+  const W = pw / unit - 2 * PAD;
+  const H = ph / unit - 2 * PAD;
+  const cx = param.fx * W;
+  const cy = param.fy * H;
+  const box = { x0: cx - W / 2, y0: cy - H / 2, x1: cx + W / 2, y1: cy + H / 2 };
+  return layoutTree(view, box, param.rotation);
+}
+
+/**
+ * The tree at the biggest tile size where it fits. Unit sizes form a ladder,
+ * searched by halves (fits at a size → fits at the smaller ones, near
+ * enough); a size fits when any shape (offset, rotation) lays the tree
+ * cleanly, the previous shape tried first. The previous shape stays even when
+ * another one fits tiles up to 10% bigger, so the drawing does not flip for a
+ * few pixels.
+ */
+function bestTree(view, pw, ph, maxUnit, prev) {
+  const ladder = [];
+  for (let u = maxUnit; u >= MIN_UNIT; u *= 0.94) ladder.push(u);
+  const kept = prev ? TREE_PARAMS.find((p) => p.key === prev.key) : null;
+  const params = kept ? [kept, ...TREE_PARAMS.filter((p) => p !== kept)] : TREE_PARAMS;
+  const fitAt = (i, shapes) => {
+    for (const param of shapes) {
+      const lay = treeAt(view, pw, ph, ladder[i], param);
+      if (lay.penalty === 0) return { lay, unit: ladder[i], param, index: i };
+    }
+    return null;
+  };
+  let best = null;
+  let lo = 0; let hi = ladder.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const found = fitAt(mid, params);
+    if (found) { best = found; hi = mid - 1; } else lo = mid + 1;
+  }
+  if (best && kept && best.param !== kept) {
+    for (let i = best.index + 1; i < ladder.length && ladder[i] >= best.unit * 0.9; i++) {
+      const same = fitAt(i, [kept]);
+      if (same) { best = same; break; }
+    }
+  }
+  if (!best) {
+    // Nothing fits cleanly even at the smallest size: the least-bad layout there.
+    const unit = ladder[ladder.length - 1];
+    const tries = TREE_PARAMS.map((param) => ({ lay: treeAt(view, pw, ph, unit, param), unit, param }));
+    best = tries.reduce((x, y) => (y.lay.penalty < x.lay.penalty ? y : x));
+  }
+  best.bb = bbox(best.lay.items, best.lay.anchors);
+  return best;
+}
+
+let cache = { key: null, value: null };
+
+/**
+ * The layout with the biggest tiles for a board of pw x ph px, plus its
+ * bounding box and unit size in px; `prev` is the previous call's `param`.
+ */
+export function bestLayout(view, pw, ph, { maxUnit = 34, prev = null } = {}) {
+  const cross = isCrossView(view);
+  const key = JSON.stringify([view.center, view.arms, view.ends, pw, ph, maxUnit, prev]);
+  if (cache.key === key) return cache.value;
+  const best = cross ? bestTree(view, pw, ph, maxUnit, prev) : bestSnake(view, pw, ph, maxUnit, prev);
+  best.cross = cross;
+  cache = { key, value: best };
+  return best;
+}
+
+// ---------------------------------------------------------------- drawing
+
+/** The tile as it would lie at open end `end`: [inner, outer] with the end's number inside. */
+function orientFor(tile, value) {
+  return tile[0] === value ? [tile[0], tile[1]] : [tile[1], tile[0]];
+}
+
+function findLastItem(view, items) {
+  const last = view.last;
+  if (!last || !last.tile) return null;
+  if (last.end === null || last.end === undefined) return items[0];
+  const arm = (view.arms || {})[last.end] || [];
+  return items.find((it) => it.arm === last.end && it.index === arm.length - 1) || null;
+}
+
+function drawLine(root, lay, lastItem) {
+  const g = svg('g', { class: 'line' }, root);
+  for (const it of lay.items) {
+    const tile = drawTile(g, it.first, it.second, { x: it.x, y: it.y, horizontal: it.horizontal, cls: it === lastItem ? 'tile--last' : '' });
+    tile.dataset.tile = `${it.tile[0]}-${it.tile[1]}`;
+    tile.dataset.key = tileKey(it.tile);
+    if (it.arm !== null) { tile.dataset.arm = it.arm; tile.dataset.index = String(it.index); } else tile.dataset.center = 'true';
+    if (it === lastItem) {
+      svg('rect', { x: it.x - 0.06, y: it.y - 0.06, width: it.w + 0.12, height: it.h + 0.12, rx: 0.2, class: 'last-ring' }, tile);
+    }
+  }
+}
+
+/** Where an open end's badge goes: the middle of the first half of its next slot. */
+function badgePos(cap) {
+  const [hx, hy] = DIRS[cap.heading];
+  const cx = cap.x + cap.w / 2;
+  const cy = cap.y + cap.h / 2;
+  const back = cap.crosswise ? 0 : 0.5;
+  return { x: cx - hx * back, y: cy - hy * back };
+}
+
+// An open end's number stays readable on a crowded phone board: at least this radius in px.
+const MIN_BADGE_PX = 7;
+
+function badgeRadius(unit) { return Math.max(0.34, MIN_BADGE_PX / unit); }
+
+function drawBadges(root, view, lay, ghostEnds, unit) {
+  const g = svg('g', { class: 'ends' }, root);
+  const r = badgeRadius(unit);
+  for (const e of view.ends || []) {
+    const a = lay.anchors[e.end];
+    if (!a || ghostEnds.has(e.end)) continue;
+    const pos = badgePos(a.cap);
+    const b = svg('g', { class: `end-badge${e.double ? ' end-badge--double' : ''}`, 'data-end': e.end, 'data-value': e.value }, g);
+    svg('circle', { cx: pos.x, cy: pos.y, r: r + 0.08, class: 'end-glow' }, b);
+    svg('circle', { cx: pos.x, cy: pos.y, r, class: 'end-dot' }, b);
+    const tx = svg('text', { x: pos.x, y: pos.y + r * 0.44, 'text-anchor': 'middle', class: 'end-num', style: `font-size: ${(r * 1.24).toFixed(3)}px` }, b);
+    tx.textContent = String(e.value);
+  }
+}
+
+/**
+ * The middle of what shows (the tiles and the open ends' badges), kept where
+ * the whole layout (with the room kept for the next tiles) still fits a
+ * vw x vh viewBox.
+ */
+function viewCentre(lay, bb, vw, vh, unit) {
+  const r = badgeRadius(unit);
+  let x0 = Infinity; let y0 = Infinity; let x1 = -Infinity; let y1 = -Infinity;
+  const add = (ax, ay, bx, by) => { x0 = Math.min(x0, ax); y0 = Math.min(y0, ay); x1 = Math.max(x1, bx); y1 = Math.max(y1, by); };
+  for (const it of lay.items) add(it.x, it.y, it.x + it.w, it.y + it.h);
+  for (const a of Object.values(lay.anchors)) { const p = badgePos(a.cap); add(p.x - r, p.y - r, p.x + r, p.y + r); }
+  const clamp = (c, lo, size, view) => (view >= size ? Math.min(Math.max(c, lo + size - view / 2), lo + view / 2) : lo + size / 2);
+  return { x: clamp((x0 + x1) / 2, bb.x, bb.w, vw), y: clamp((y0 + y1) / 2, bb.y, bb.h, vh) };
+}
+
+/** A translucent copy of the chosen tile at each end it fits; tapping one plays there. */
+function drawGhosts(root, view, lay, ghosts, onEnd) {
+  const g = svg('g', { class: 'ghosts' }, root);
+  for (const { end, tile, label } of ghosts) {
+    const a = lay.anchors[end];
+    const value = endValue(view, end);
+    if (!a || value === null) continue;
+    const it = a.place(orientFor(tile, value));
+    const ghost = svg('g', {
+      class: 'ghost', 'data-testid': 'ghost', 'data-end': end, 'data-ghost-end': end, 'data-value': value,
+      role: 'button', 'aria-label': label || String(value),
+    }, g);
+    svg('rect', { x: it.x - 0.1, y: it.y - 0.1, width: it.w + 0.2, height: it.h + 0.2, rx: 0.22, class: 'ghost-halo' }, ghost);
+    drawTile(ghost, it.first, it.second, { x: it.x, y: it.y, horizontal: it.horizontal, cls: 'tile--ghost' });
+    ghost.addEventListener('click', (ev) => { ev.stopPropagation(); if (onEnd) onEnd(end); });
+  }
 }
 
 /**
  * Render the board into `container` (an element with a size).
- * opts: {lastKey, choiceEnds: Set of end names to highlight, onEnd(endName), prevLimit, t}
- * Returns {limit} to feed back as prevLimit.
+ * opts: {ghosts: [{end, tile, label}], onEnd(endName), prev}
+ * Returns {param} to feed back as `prev`.
  */
 export function renderBoard(container, view, opts = {}) {
   const rect = container.getBoundingClientRect();
@@ -194,83 +595,19 @@ export function renderBoard(container, view, opts = {}) {
   container.appendChild(root);
   if (!view || !view.center) {
     root.setAttribute('viewBox', '0 0 10 6');
-    return { limit: null };
+    return { param: null };
   }
   const maxUnit = pw < 500 ? 30 : 46;
-  const best = bestLayout(view, pw, ph, { maxUnit, prevLimit: opts.prevLimit ?? null });
-  const { lay, bb, pad } = best;
-  // Centre the drawing: use a viewBox at least as large as the px box at maxUnit.
+  const best = bestLayout(view, pw, ph, { maxUnit, prev: opts.prev ?? null });
+  const { lay, bb } = best;
+  // A viewBox the size of the board at this unit, the drawing in its middle.
   const unit = Math.min(best.unit, maxUnit);
   const vw = pw / unit; const vh = ph / unit;
-  const cx = bb.x + bb.w / 2; const cy = bb.y + bb.h / 2;
-  root.setAttribute('viewBox', `${(cx - vw / 2).toFixed(3)} ${(cy - vh / 2).toFixed(3)} ${vw.toFixed(3)} ${vh.toFixed(3)}`);
-  void pad;
-
-  const last = view.last;
-  const lastEnd = last ? last.end : undefined;
-  const arms = view.arms || {};
-  // Find the last-played item: the outermost tile of that arm (or the centre).
-  let lastItem = null;
-  if (last && last.tile) {
-    if (lastEnd === null || lastEnd === undefined) lastItem = lay.items[0];
-    else {
-      const arm = arms[lastEnd] || [];
-      const outer = arm[arm.length - 1];
-      if (outer) lastItem = lay.items.find((it) => it.tile === outer) || null;
-    }
-  }
-  const gTiles = svg('g', { class: 'line' }, root);
-  for (const it of lay.items) {
-    const cls = it === lastItem ? 'tile--last' : '';
-    const g = drawTile(gTiles, it.first, it.second, { x: it.x, y: it.y, horizontal: it.horizontal, cls });
-    g.dataset.tile = `${it.tile[0]}-${it.tile[1]}`;
-    if (it === lastItem) {
-      svg('rect', { x: it.x - 0.06, y: it.y - 0.06, width: it.w + 0.12, height: it.h + 0.12, rx: 0.2, class: 'last-ring' }, g);
-    }
-  }
-  // Open ends: a glowing number badge beyond each end.
-  const gEnds = svg('g', { class: 'ends' }, root);
-  const choice = opts.choiceEnds || new Set();
-  for (const e of view.ends || []) {
-    const a = lay.anchors[e.end];
-    if (!a) continue;
-    const pos = endLabelPos(a);
-    const hot = choice.has(e.end);
-    const g = svg('g', { class: `end-badge${hot ? ' end-badge--choice' : ''}${e.double ? ' end-badge--double' : ''}`, 'data-end': e.end }, gEnds);
-    svg('circle', { cx: pos.x, cy: pos.y, r: hot ? 0.62 : 0.42, class: 'end-glow' }, g);
-    svg('circle', { cx: pos.x, cy: pos.y, r: 0.34, class: 'end-dot' }, g);
-    const tx = svg('text', { x: pos.x, y: pos.y + 0.13, 'text-anchor': 'middle', class: 'end-num' }, g);
-    tx.textContent = String(e.value);
-    if (hot && opts.onEnd) {
-      g.setAttribute('role', 'button');
-      g.setAttribute('tabindex', '-1');
-      g.addEventListener('click', (ev) => { ev.stopPropagation(); opts.onEnd(e.end); });
-    }
-  }
-  // Cross layouts: extra arms (double-nine cross) drawn as labelled strips below.
-  if (best.cross && lay.extra && lay.extra.length) {
-    let y = bb.y + bb.h + 0.8;
-    for (const name of lay.extra) {
-      const st = { p: { x: bb.x + 1.2, y: y + 0.5 }, h: 'E', last: { len: 2, wid: 1 }, items: [], corners: 0 };
-      const label = svg('text', { x: bb.x, y: y + 0.68, class: 'arm-label' }, root);
-      label.textContent = name.replace(/^arm/, '');
-      for (const tile of arms[name] || []) place(st, tile, true);
-      for (const it of st.items) drawTile(gTiles, it.first, it.second, { x: it.x, y: it.y, horizontal: it.horizontal });
-      const e = (view.ends || []).find((en) => en.end === name);
-      if (e) {
-        const g = svg('g', { class: `end-badge${choice.has(name) ? ' end-badge--choice' : ''}`, 'data-end': name }, gEnds);
-        svg('circle', { cx: st.p.x + 0.55, cy: st.p.y, r: 0.42, class: 'end-glow' }, g);
-        svg('circle', { cx: st.p.x + 0.55, cy: st.p.y, r: 0.34, class: 'end-dot' }, g);
-        const tx = svg('text', { x: st.p.x + 0.55, y: st.p.y + 0.13, 'text-anchor': 'middle', class: 'end-num' }, g);
-        tx.textContent = String(e.value);
-        if (choice.has(name) && opts.onEnd) g.addEventListener('click', () => opts.onEnd(name));
-      }
-      y += 1.6;
-    }
-    // Grow the viewBox to include the strips.
-    const vb = root.getAttribute('viewBox').split(' ').map(Number);
-    const needH = y - vb[1];
-    if (needH > vb[3]) root.setAttribute('viewBox', `${vb[0]} ${vb[1]} ${vb[2] * needH / vb[3]} ${needH}`);
-  }
-  return { limit: best.param };
+  const c = viewCentre(lay, bb, vw, vh, unit);
+  root.setAttribute('viewBox', `${(c.x - vw / 2).toFixed(3)} ${(c.y - vh / 2).toFixed(3)} ${vw.toFixed(3)} ${vh.toFixed(3)}`);
+  drawLine(root, lay, findLastItem(view, lay.items));
+  const ghosts = opts.ghosts || [];
+  drawBadges(root, view, lay, new Set(ghosts.map((x) => x.end)), unit);
+  drawGhosts(root, view, lay, ghosts, opts.onEnd);
+  return { param: best.param };
 }

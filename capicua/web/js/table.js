@@ -4,7 +4,8 @@
 
 import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
 import { tileSvg, tileKey, sameTile, svg } from './tiles.js';
-import { renderBoard } from './board.js';
+import { renderBoard, armDouble } from './board.js';
+import * as travel from './travel.js';
 import { Connection } from './net.js';
 import { loadNeighbours, neighbour, avatarSvg } from './neighbours.js';
 import * as sound from './sound.js';
@@ -43,7 +44,7 @@ const S = {
   pending: null, // {tile, options}
   awaiting: false,
   awaitTimer: null,
-  boardLimit: null,
+  boardShape: null, // the board layout's shape, kept from render to render so the drawing does not flip
   animateLast: false,
   panel: null, // null | 'libreta' | 'result'
   panelHandShown: null, // hand number whose result panel was auto-opened
@@ -148,16 +149,11 @@ function viewerWon(winner) {
   if (!isPlayer() || winner === null || winner === undefined) return null;
   return winner === myTeam();
 }
-function endName(end) {
-  if (end === 'left' || end === 'right' || end === 'up' || end === 'down') return t(`end.${end}`);
-  const m = /^arm(\d+)$/.exec(end || '');
-  return m ? t('end.arm', { n: m[1] }) : String(end);
-}
-/** "por la izquierda", "por arriba", "por el brazo 5": the end with its preposition. */
+/** "por la izquierda", "por arriba", "por la línea del doble 6": the end with its preposition. */
 function endPhrase(end) {
   if (end === 'left' || end === 'right' || end === 'up' || end === 'down') return t(`by.${end}`);
   const m = /^arm(\d+)$/.exec(end || '');
-  return m ? t('by.arm', { n: m[1] }) : String(end);
+  return m ? t('by.arm', { n: armDouble(V(), end) ?? '?' }) : String(end);
 }
 function tileName(tile) {
   return tile[0] === tile[1] ? t('tile.double', { a: tile[0] }) : t('tile.name', { a: tile[0], b: tile[1] });
@@ -480,20 +476,17 @@ function renderSeedPop() {
 function renderBoardArea() {
   const v = V();
   const board = $('board');
-  const choiceEnds = new Set(S.pending ? S.pending.options.map((o) => o.end) : []);
-  const res = renderBoard(board, v, {
-    choiceEnds,
-    onEnd: (end) => chooseEnd(end),
-    prevLimit: S.boardLimit,
-  });
-  S.boardLimit = res.limit;
+  const res = renderBoard(board, v, { ghosts: ghostsShown(), onEnd: (end) => playAtEnd(end), prev: S.boardShape });
+  S.boardShape = res.param;
+  travel.hideInAir(board);
   if (S.animateLast) {
     const last = board.querySelector('.tile--last');
-    if (last) last.classList.add('tile--slam');
+    // A tile still flying in from its seat slams when it lands.
+    if (last && !travel.isInAir(last.dataset.key)) last.classList.add('tile--slam');
     S.animateLast = false;
   }
   const played = (v.center ? 1 : 0) + Object.values(v.arms || {}).reduce((a, arm) => a + arm.length, 0);
-  const ends = (v.ends || []).map((e) => `${endName(e.end)} ${e.value}`).join(', ');
+  const ends = (v.ends || []).map((e) => endNumber(e)).join(', ');
   const sv = board.querySelector('svg');
   if (sv) sv.setAttribute('aria-label', `${t('board.label', { n: played })}${ends ? `. ${t('ends.label')}: ${ends}` : ''}`);
   const empty = $('board-empty');
@@ -502,6 +495,72 @@ function renderBoardArea() {
     const who = isMyTurn() ? t('board.empty.you') : t('board.empty.other', { name: seatName(v.turn) });
     empty.textContent = who;
   } else empty.hidden = true;
+}
+
+/** An open end named by its number: "6", "doble 6". */
+function endNumber(e) {
+  return e.double ? t('ends.double', { value: e.value }) : String(e.value);
+}
+
+/** The ghosts on the board: the chosen tile at each end it fits (while choosing, or dragging it). */
+function ghostsShown() {
+  const options = S.pending ? S.pending.options : drag && drag.active ? drag.options : [];
+  return options.filter((o) => o.end !== null && o.end !== undefined).map((o) => ({ end: o.end, tile: o.tile, label: endChoiceLabel(o.end) }));
+}
+
+// ---------------------------------------------------------------- tiles in the air
+
+/**
+ * Put back what is still in the air after a render: the board tiles flying
+ * in (renderBoardArea), the drawers' counts and face-down tiles, and the
+ * player's own drawn tiles that have not reached the hand yet.
+ */
+function renderInFlight() {
+  const counts = V().counts || [];
+  for (const [s, card] of seatCards) {
+    const waiting = travel.drawsWaiting(s);
+    if (!card.count) continue;
+    card.count.textContent = String(Math.max(0, (counts[s] ?? 0) - waiting));
+    const backs = [...card.tiles.querySelectorAll('.tile-svg')];
+    backs.forEach((el, i) => { el.style.visibility = i >= backs.length - waiting ? 'hidden' : ''; });
+  }
+  const mine = travel.handTilesWaiting();
+  for (const btn of $('hand').querySelectorAll('[data-testid="tile"]')) btn.style.visibility = mine.has(btn.dataset.key) ? 'hidden' : '';
+}
+
+/** Where a neighbour's played tile leaves from: one of the face-down tiles at its seat (else the seat). */
+function seatTileEl(seat) {
+  const card = seatCards.get(seat);
+  if (!card) return null;
+  const backs = [...card.tiles.querySelectorAll('.tile-svg')].filter((el) => el.getClientRects().length);
+  return backs[backs.length - 1] || card.el;
+}
+
+/** Where a drawn tile flies from: the boneyard's count on the status line. */
+function boneyardRect() {
+  const el = $('sleeping');
+  const r = el && el.getClientRects().length ? el.getBoundingClientRect() : null;
+  if (r && r.width) return r;
+  const b = $('board').getBoundingClientRect();
+  return new DOMRect(b.left + b.width / 2 - 10, b.top + b.height / 2 - 20, 20, 40);
+}
+
+/** Where `seat`'s next drawn tile lands: its place in my hand, else the seat's next hidden back (or the seat). */
+function drawTarget(seat, key) {
+  if (key) return $('hand').querySelector(`[data-testid="tile"][data-key="${key}"]`);
+  const card = seatCards.get(seat);
+  if (!card) return null;
+  const backs = [...card.tiles.querySelectorAll('.tile-svg')];
+  return backs.find((el) => el.style.visibility === 'hidden') || backs[backs.length - 1] || card.el;
+}
+
+/** One draw, shown: the seat's "roba" stamp, a face-down tile flying to it, the count going up as it lands. */
+function showDraw(seat) {
+  const card = seatCards.get(seat);
+  if (card) for (const old of card.banners.querySelectorAll('.sbanner--draw')) old.remove();
+  seatBanner(seat, 'draw', () => t('banner.draw'), 700);
+  renderInFlight();
+  travel.landDraw(seat, boneyardRect(), (key) => drawTarget(seat, key)).then(renderInFlight);
 }
 
 // ---------------------------------------------------------------- hand, choice
@@ -543,22 +602,36 @@ function renderHand() {
   renderChooser();
 }
 
+/** The end as the chooser says it: "al 9", "al doble 6". */
+function endChoiceLabel(end) {
+  const e = (V().ends || []).find((x) => x.end === end);
+  if (!e) return String(end);
+  return e.double ? t('choose.end.double', { value: e.value }) : t('choose.end', { value: e.value });
+}
+
+/** The options of the pending tile, one per outcome (ends with the same number and double-ness play alike). */
+function choiceGroups() {
+  const ends = V().ends || [];
+  const groups = [];
+  for (const o of S.pending ? S.pending.options : []) {
+    const e = ends.find((x) => x.end === o.end);
+    const value = e ? e.value : null;
+    const double = !!(e && e.double);
+    if (!groups.some((g) => g.value === value && g.double === double)) groups.push({ end: o.end, value, double });
+  }
+  return groups;
+}
+
 function renderChooser() {
   const box = $('chooser');
   const buttons = $('chooser-buttons');
   if (!S.pending) { box.hidden = true; fill(buttons, ); return; }
   box.hidden = false;
-  const ends = V().ends || [];
-  fill(buttons, ...S.pending.options.map((o, i) => {
-    const e = ends.find((x) => x.end === o.end);
-    const arrow = o.end === 'left' ? '◀ ' : o.end === 'up' ? '▲ ' : o.end === 'down' ? '▼ ' : '';
-    const after = o.end === 'right' ? ' ▶' : '';
-    return h('button', {
-      type: 'button', class: 'btn btn-end', 'data-testid': 'end-choice', 'data-end': o.end,
-      'aria-keyshortcuts': o.end === 'left' ? 'L 1' : o.end === 'right' ? 'R 2' : String(i + 1),
-      onclick: () => chooseEnd(o.end),
-    }, `${arrow}${t('choose.end', { end: endName(o.end), value: e ? e.value : '?' })}${after}`);
-  }), h('button', { type: 'button', class: 'btn btn-ghost', onclick: cancelChoice, text: t('btn.cancel') }));
+  fill(buttons, ...choiceGroups().map((g) => h('button', {
+    type: 'button', class: 'btn btn-end', 'data-testid': 'end-choice', 'data-end': g.end, 'data-value': g.value,
+    'aria-keyshortcuts': g.value === null ? null : String(g.value),
+    onclick: () => chooseEnd(g.end),
+  }, endChoiceLabel(g.end))), h('button', { type: 'button', class: 'btn btn-ghost', onclick: cancelChoice, text: t('btn.cancel') }));
 }
 
 function onTileActivate(tile) {
@@ -575,7 +648,7 @@ function onTileActivate(tile) {
   renderBoardArea();
   const first = $('chooser-buttons').querySelector('button');
   if (first) first.focus({ preventScroll: true });
-  announce(t('choose.title'));
+  announce(() => t('choose.title'));
 }
 
 /** Two ends showing the same number (and the same double-ness) give the same result. */
@@ -591,6 +664,14 @@ function chooseEnd(end) {
   const opt = S.pending.options.find((o) => o.end === end);
   if (opt) sendPlay(opt);
 }
+
+/** A ghost was tapped (or a tile dropped on it): play the pending or dragged tile there. */
+function playAtEnd(end) {
+  if (S.pending) { chooseEnd(end); return; }
+  const opt = drag && drag.options.find((o) => o.end === end);
+  if (opt) sendPlay(opt);
+}
+
 function cancelChoice() {
   const key = S.pending && S.pending.key;
   S.pending = null;
@@ -613,7 +694,98 @@ function sendPlay(opt) {
   if (b) b.classList.add('tile-btn--sent');
 }
 
-// keyboard: arrows move between tiles; L/R or 1/2 choose an end; Escape cancels
+// ---------------------------------------------------------------- dragging a tile onto the board
+
+// A playable tile dragged from the hand (mouse, pen or finger) shows its
+// ghosts on the board; let go over one to play there. A tile that fits one
+// end only plays wherever it is let go over the board. A press that does not
+// move is a tap (the click plays or opens the chooser).
+const DRAG_START_PX = 8;
+let drag = null; // {pointer, tile, key, options, x0, y0, active, floater}
+
+$('hand').addEventListener('pointerdown', (ev) => {
+  const btn = ev.target.closest('[data-testid="tile"]');
+  if (!btn || (ev.pointerType === 'mouse' && ev.button !== 0) || S.awaiting || !isMyTurn()) return;
+  const tile = btn.dataset.tile.split('-').map(Number);
+  const options = optionsFor(tile);
+  if (!options.length) return;
+  drag = { pointer: ev.pointerId, tile, key: tileKey(tile), options, x0: ev.clientX, y0: ev.clientY, active: false, floater: null };
+});
+
+window.addEventListener('pointermove', (ev) => {
+  if (!drag || ev.pointerId !== drag.pointer) return;
+  if (!drag.active) {
+    if (Math.hypot(ev.clientX - drag.x0, ev.clientY - drag.y0) < DRAG_START_PX) return;
+    startDrag();
+  }
+  ev.preventDefault();
+  moveFloater(ev.clientX, ev.clientY);
+});
+
+window.addEventListener('pointerup', (ev) => {
+  if (!drag || ev.pointerId !== drag.pointer) return;
+  const d = drag;
+  if (!d.active) { drag = null; return; }
+  const end = dropEndAt(ev.clientX, ev.clientY);
+  endDrag();
+  drag = null;
+  // The click that may follow the release (same task) is not a tap.
+  const swallow = (c) => { c.stopPropagation(); c.preventDefault(); };
+  window.addEventListener('click', swallow, true);
+  setTimeout(() => window.removeEventListener('click', swallow, true), 0);
+  if (end) { const opt = d.options.find((o) => o.end === end); if (opt) { S.pending = null; sendPlay(opt); return; } }
+  // Let go elsewhere: a tile with a real choice keeps it open (tap a ghost, or the chooser).
+  if (!(d.options.length === 1 || sameOutcome(d.options))) S.pending = { key: d.key, tile: d.tile, options: d.options };
+  renderHand();
+  renderBoardArea();
+});
+
+window.addEventListener('pointercancel', (ev) => {
+  if (!drag || ev.pointerId !== drag.pointer) return;
+  const wasActive = drag.active;
+  endDrag();
+  drag = null;
+  if (wasActive) { renderHand(); renderBoardArea(); }
+});
+
+function startDrag() {
+  drag.active = true;
+  S.pending = null;
+  const floater = h('div', { class: 'drag-tile', 'data-testid': 'drag-tile', 'aria-hidden': 'true' }, tileSvg(drag.tile[0], drag.tile[1]));
+  document.body.append(floater);
+  drag.floater = floater;
+  const btn = $('hand').querySelector(`[data-key="${drag.key}"]`);
+  if (btn) btn.classList.add('tile-btn--dragged');
+  renderChooser();
+  renderBoardArea();
+}
+
+function moveFloater(x, y) {
+  const f = drag.floater;
+  f.style.transform = `translate(${x - f.offsetWidth / 2}px, ${y - f.offsetHeight / 2}px)`;
+  const end = dropEndAt(x, y);
+  for (const g of $('board').querySelectorAll('[data-ghost-end]')) g.classList.toggle('ghost--over', g.dataset.ghostEnd === end);
+}
+
+/** The end a tile let go at (x, y) plays on: the ghost under it, or the only end anywhere over the board. */
+function dropEndAt(x, y) {
+  const el = document.elementFromPoint(x, y);
+  const ghost = el && el.closest ? el.closest('[data-ghost-end]') : null;
+  if (ghost) return ghost.dataset.ghostEnd;
+  const single = drag.options.length === 1 || sameOutcome(drag.options);
+  const b = $('board').getBoundingClientRect();
+  const overBoard = x >= b.left && x <= b.right && y >= b.top && y <= b.bottom;
+  return single && overBoard ? drag.options[0].end : null;
+}
+
+function endDrag() {
+  if (drag && drag.floater) drag.floater.remove();
+  const btn = drag && $('hand').querySelector(`[data-key="${drag.key}"]`);
+  if (btn) btn.classList.remove('tile-btn--dragged');
+  if (drag) drag.active = false;
+}
+
+// keyboard: arrows move between tiles; an end's number chooses it; Escape cancels
 $('hand').addEventListener('keydown', (ev) => {
   const tiles = [...$('hand').querySelectorAll('[data-testid="tile"]')];
   const i = tiles.indexOf(document.activeElement);
@@ -629,15 +801,17 @@ document.addEventListener('keydown', (ev) => {
   if (ev.target && ['INPUT', 'SELECT', 'TEXTAREA'].includes(ev.target.tagName)) return;
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
   if (S.pending) {
+    // An end's number chooses it; where two ends show it (a double and a plain one), the key moves between their buttons.
     const k = ev.key.toLowerCase();
-    let end = null;
-    if (k === 'l') end = 'left';
-    else if (k === 'r') end = 'right';
-    else if (k === 'u') end = 'up';
-    else if (k === 'd') end = 'down';
-    else if (/^[1-9]$/.test(k)) { const o = S.pending.options[Number(k) - 1]; end = o ? o.end : null; }
-    else if (k === 'escape') { ev.preventDefault(); cancelChoice(); return; }
-    if (end && S.pending.options.some((o) => o.end === end)) { ev.preventDefault(); chooseEnd(end); }
+    if (k === 'escape') { ev.preventDefault(); cancelChoice(); return; }
+    if (!/^[0-9]$/.test(k)) return;
+    const matching = choiceGroups().filter((g) => g.value === Number(k));
+    if (!matching.length) return;
+    ev.preventDefault();
+    if (matching.length === 1) { chooseEnd(matching[0].end); return; }
+    const buttons = matching.map((g) => $('chooser-buttons').querySelector(`[data-end="${g.end}"]`)).filter(Boolean);
+    const at = buttons.indexOf(document.activeElement);
+    if (buttons.length) buttons[(at + 1) % buttons.length].focus();
     return;
   }
   if (ev.key === 'Escape' && !$('panel').hidden) closePanel();
@@ -873,6 +1047,7 @@ function renderAll() {
   renderSeats();
   renderBoardArea();
   renderHand();
+  renderInFlight();
   renderRedeal();
   renderStatus();
   renderToggles();
@@ -892,7 +1067,13 @@ function handleEvent(ev, prev) {
   const who = () => (ev.seat !== undefined && ev.seat !== null ? seatName(ev.seat) : '');
   switch (ev.kind) {
     case 'play': {
-      if (me) sound.click(); else sound.slam();
+      travel.expectDraws(prev, V());
+      // A neighbour's tile flies in from its seat and slams as it lands.
+      if (me) sound.click();
+      else {
+        // The scene's next effect waits for the landing (pumpEffects).
+        fx.landing = new Promise((landed) => travel.flyPlay(ev.tile || [0, 0], seatTileEl(ev.seat), $('board'), () => { sound.slam(); landed(); }));
+      }
       const first = ev.end === null || ev.end === undefined;
       const tile = ev.tile || [0, 0];
       if (first) announce(() => t(me ? 'say.open.me' : 'say.open', { name: who(), tile: tileName(tile) }));
@@ -908,6 +1089,8 @@ function handleEvent(ev, prev) {
     }
     case 'draw':
       announce(() => t(me ? 'say.draw.me' : 'say.draw', { name: who() }));
+      travel.expectDraws(prev, V());
+      showDraw(ev.seat);
       break;
     case 'score':
       seatBanner(ev.seat, 'score', () => `+${ev.points}`);
