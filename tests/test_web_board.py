@@ -125,7 +125,9 @@ def test_nine_cross_lines_start_at_their_doubles(browser, base_url, width, heigh
     try:
         for n, (seed, doubles, pick) in enumerate(POSITIONS):
             view = nine_cross_view(seed, doubles, pick)
-            push(page, {"type": "sync", "seq": 41 + n, "view": view})
+            # How long the page takes to take the frame and draw the table (the layout search included).
+            ms = page.evaluate("(f) => { const t0 = performance.now(); window.__push(f); return performance.now() - t0; }",
+                               {"type": "sync", "seq": 41 + n, "view": view})
             tiles = board_tiles(page)
             assert len(tiles) == 1 + sum(len(a) for a in view["arms"].values())
             by_key = {t["key"]: t for t in tiles}
@@ -164,7 +166,7 @@ def test_nine_cross_lines_start_at_their_doubles(browser, base_url, width, heigh
             # Big enough to read: the short side of a tile (one pip square).
             fill = max((x1 - x0) / board["width"], (y1 - y0) / board["height"])
             print(f"{width}px {seed}: {len(tiles)} tiles, half tile {short:.1f}px, fills {fill:.0%} of the board, "
-                  f"off centre {off_x:+.0f},{off_y:+.0f}px")
+                  f"off centre {off_x:+.0f},{off_y:+.0f}px, frame drawn in {ms:.0f} ms")
             assert short >= (18 if width >= 1000 else 10), (seed, short)
             # No bare number labels a line: the only text on the board is the open ends' numbers.
             texts = page.eval_on_selector_all('[data-testid="board"] text', "els => els.map(e => e.closest('.end-badge') ? 'end' : e.textContent)")
@@ -195,8 +197,13 @@ def turned_line_choice(seed: int) -> tuple[dict[str, Any], list[int]]:
 GHOST_HALF_PIPS_JS = """([end]) => {
   // The ghost's half next to the end tile, and that tile's outer half: the pips each shows.
   const ghost = document.querySelector(`[data-testid=ghost][data-end="${end}"] .tile--ghost`);
-  const arm = window.__capicua.view.arms[end];
-  const last = document.querySelector(`[data-testid=board] .line .tile[data-arm="${end}"][data-index="${arm.length - 1}"]`);
+  // The drawn end: the line's last tile, or for a line not started yet the tile it hangs from.
+  const view = window.__capicua.view;
+  const arm = view.arms[end];
+  const from = end in {left: 1, right: 1, up: 1, down: 1} ? '[data-center]' : `[data-key="${arm.length ? '' : view.ends.find((e) => e.end === end).value + '-' + view.ends.find((e) => e.end === end).value}"]`;
+  const last = document.querySelector(arm.length
+    ? `[data-testid=board] .line .tile[data-arm="${end}"][data-index="${arm.length - 1}"]`
+    : `[data-testid=board] .line .tile${from}`);
   const rect = (el) => el.querySelector('.tile-face').getBoundingClientRect();
   const g = rect(ghost); const t = rect(last);
   const halves = (r) => r.width > r.height
@@ -214,6 +221,31 @@ GHOST_HALF_PIPS_JS = """([end]) => {
   const gap = Math.max(0, Math.max(g.left, t.left) - Math.min(g.right, t.right)) + Math.max(0, Math.max(g.top, t.top) - Math.min(g.bottom, t.bottom));
   return { ghostPips: pips(ghost, gHalf), endPips: pips(last, tHalf), gap, half: Math.min(g.width, g.height) };
 }"""
+
+
+def test_ghosts_in_the_nine_cross_touch_their_ends(browser, base_url):
+    view = nine_cross_view("cross-30", 3, pick_first)
+    tile = [1, 3]
+    ends = {move["end"] for move in view["legal"] if sorted(move["tile"]) == tile}
+    assert len(ends) == 5 and any(not view["arms"][e] for e in ends)  # some on lines not started yet
+    values = {e["end"]: e["value"] for e in view["ends"]}
+    for width, height in SIZES:
+        ctx, page = table_with(browser, base_url, view, width, height)
+        try:
+            page.click('[data-testid="tile"][data-tile="1-3"]')
+            assert set(page.eval_on_selector_all('[data-testid="ghost"]', "els => els.map(e => e.dataset.end)")) == ends
+            assert sorted(page.eval_on_selector_all('[data-testid="end-choice"]', "els => els.map(e => e.textContent)")) == ["al doble 1", "al doble 3"]
+            for end in sorted(ends):
+                seen = page.evaluate(GHOST_HALF_PIPS_JS, [end])
+                assert seen["gap"] <= 0.15 * seen["half"], (end, seen)
+                assert seen["ghostPips"] == values[end], (end, seen)
+            shot(page, f"board-nine-cross-choice-{width}.png")
+            target = sorted(ends)[-1]
+            page.click(f'[data-testid="ghost"][data-end="{target}"]')
+            assert [f for f in sent(page) if f["type"] == "play"] == [{"type": "play", "seq": 40, "tile": [1, 3], "end": target}]
+            assert page.errors == []
+        finally:
+            ctx.close()
 
 
 @pytest.mark.parametrize("width,height", SIZES)

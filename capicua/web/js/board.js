@@ -120,7 +120,7 @@ function snakeStep(tu, tile, limit, down) {
 }
 
 /** Snake layout for a two-ended line; `limit` = half row width in units. */
-export function layoutLine(view, limit) {
+function layoutLine(view, limit) {
   const items = [];
   const anchors = {};
   let corners = 0;
@@ -227,7 +227,7 @@ const TREE_BUDGET = 100;
  * and the overlaps count as penalty. Returns {items, anchors, penalty}:
  * penalty 0 means no overlap and nothing off the box.
  */
-export function layoutTree(view, box, rotation) {
+function layoutTree(view, box, rotation) {
   if (!view.center) return { items: [], anchors: {}, penalty: 0 };
   const branches = branchesByDouble(view);
   const { order, unrooted } = layingOrder(view, branches);
@@ -395,7 +395,7 @@ function bbox(items, anchors) {
   return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
 }
 
-export function isCrossView(view) {
+function isCrossView(view) {
   const arms = view.arms || {};
   const layout = view.rules && view.rules.layout;
   if (layout && layout !== 'line') return true;
@@ -481,7 +481,7 @@ let cache = { key: null, value: null };
  * The layout with the biggest tiles for a board of pw x ph px, plus its
  * bounding box and unit size in px; `prev` is the previous call's `param`.
  */
-export function bestLayout(view, pw, ph, { maxUnit = 34, prev = null } = {}) {
+function bestLayout(view, pw, ph, { maxUnit = 34, prev = null } = {}) {
   const cross = isCrossView(view);
   const key = JSON.stringify([view.center, view.arms, view.ends, pw, ph, maxUnit, prev]);
   if (cache.key === key) return cache.value;
@@ -506,7 +506,12 @@ function findLastItem(view, items) {
   return items.find((it) => it.arm === last.end && it.index === arm.length - 1) || null;
 }
 
-function drawLine(root, lay, lastItem) {
+function drawLine(root, lay, lastItem, cross) {
+  if (cross) {
+    // The cross's heart, the first double, sits on a lighter patch of felt: the eye finds where the lines start.
+    const c = lay.items[0];
+    svg('rect', { x: c.x - 0.32, y: c.y - 0.32, width: c.w + 0.64, height: c.h + 0.64, rx: 0.45, class: 'centre-mark' }, root);
+  }
   const g = svg('g', { class: 'line' }, root);
   for (const it of lay.items) {
     const tile = drawTile(g, it.first, it.second, { x: it.x, y: it.y, horizontal: it.horizontal, cls: it === lastItem ? 'tile--last' : '' });
@@ -605,7 +610,7 @@ export function renderBoard(container, view, opts = {}) {
   const vw = pw / unit; const vh = ph / unit;
   const c = viewCentre(lay, bb, vw, vh, unit);
   root.setAttribute('viewBox', `${(c.x - vw / 2).toFixed(3)} ${(c.y - vh / 2).toFixed(3)} ${vw.toFixed(3)} ${vh.toFixed(3)}`);
-  drawLine(root, lay, findLastItem(view, lay.items));
+  drawLine(root, lay, findLastItem(view, lay.items), best.cross);
   const ghosts = opts.ghosts || [];
   drawBadges(root, view, lay, new Set(ghosts.map((x) => x.end)), unit);
   drawGhosts(root, view, lay, ghosts, opts.onEnd);
