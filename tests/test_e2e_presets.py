@@ -33,7 +33,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run"]
 TARGET = min(TARGETS)
 AT_ONCE = 6  # matches played at the same time (two cores run the server, the bots and Chromium)
-GUARD_S = 300.0  # a guard against a hung match, not a timed assertion
+GUARD_S = 240.0  # a guard against a hung match, not a timed assertion
 
 SNAPSHOT = """() => {
   const next = document.querySelector('[data-testid=next-hand]');
@@ -92,6 +92,7 @@ async def play_match(browser: Any, base: str, preset: str) -> dict[str, Any]:
         deadline = time.monotonic() + GUARD_S
         while time.monotonic() < deadline and not errors:  # a page error: the page is broken, stop
             s = await page.evaluate(SNAPSHOT)
+            out["last"] = s
             if s["phase"] == "match_over":
                 break
             if s["phase"] == "hand_over" and s["next"]:
@@ -116,14 +117,16 @@ async def play_match(browser: Any, base: str, preset: str) -> dict[str, Any]:
         out["view"] = await page.evaluate("window.__capicua && window.__capicua.view")
         await page.screenshot(path=str(ARTIFACTS / f"e2e-preset-{preset}.png"))
     except Exception as exc:  # reported by the preset's own test
-        out["failure"] = f"{type(exc).__name__}: {exc}"
+        out["failure"] = f"{type(exc).__name__}: {exc}; last seen {out.get('last')}"
+        out["stuck_view"] = await page.evaluate("window.__capicua && window.__capicua.view")
+        await page.screenshot(path=str(ARTIFACTS / f"e2e-preset-{preset}-stuck.png"))
     finally:
         out["seconds"] = time.monotonic() - t0
         await ctx.close()
     return out
 
 
-async def play_all(base: str) -> dict[str, dict[str, Any]]:
+async def play_all(base: str, presets: list[str]) -> dict[str, dict[str, Any]]:
     from playwright.async_api import async_playwright
 
     slots = asyncio.Semaphore(AT_ONCE)
@@ -134,13 +137,15 @@ async def play_all(base: str) -> dict[str, dict[str, Any]]:
             async with slots:
                 return preset, await play_match(browser, base, preset)
 
-        results = dict(await asyncio.gather(*(one(preset) for preset in PRESETS)))
+        results = dict(await asyncio.gather(*(one(preset) for preset in presets)))
         await browser.close()
     return results
 
 
 @pytest.fixture(scope="module")
-def matches(bot_pool: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, dict[str, Any]]]:
+def matches(
+    request: pytest.FixtureRequest, bot_pool: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, dict[str, Any]]]:
     pytest.importorskip("playwright.async_api")
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}")
@@ -151,12 +156,15 @@ def matches(bot_pool: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     app = create_app(database_url=url, executor=bot_pool, bot_delay=(0.0, 0.0),
                      rate_limit=(1_000_000, 1.0), table_rate=(1_000, 1.0))
     srv = LiveServer(app, free_port(), url).start()
+    # Only the presets whose tests were selected (e.g. with -k) are played.
+    chosen = [item.callspec.params["preset"] for item in request.session.items
+              if item.module is request.module and hasattr(item, "callspec")]
     t0 = time.monotonic()
     try:
-        results = asyncio.run(play_all(srv.base))
+        results = asyncio.run(play_all(srv.base, chosen))
     finally:
         srv.stop()
-    print(f"\n{len(PRESETS)} matches to {TARGET}, {AT_ONCE} at a time: {time.monotonic() - t0:.1f} s in all")
+    print(f"\n{len(chosen)} matches to {TARGET}, {AT_ONCE} at a time: {time.monotonic() - t0:.1f} s in all")
     for preset, r in results.items():
         print(f"    {preset:<18} {r['seconds']:6.1f} s, {r['hands'] + 1} hands, {r['plays']} tiles clicked")
     yield results

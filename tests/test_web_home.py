@@ -383,3 +383,15 @@ def test_table_errors_are_words_not_the_server_message(browser: Any, base_url: s
         assert "nothing changed" in page.locator('[data-testid="toast"][data-code="paused"]').last.inner_text()
     finally:
         ctx.close()
+
+
+@FAKE
+def test_the_revealed_seed_is_not_padded_like_a_page_column(browser: Any, base_url: str) -> None:
+    ctx, page = open_table(browser, base_url, view=tranque_view())
+    try:
+        page.locator('[data-testid="seed-reveal"]').wait_for(state="visible", timeout=5000)
+        pads = page.evaluate("[...document.querySelectorAll('#result code, #seed-pop code')]"
+                             ".map((el) => [getComputedStyle(el).paddingLeft, getComputedStyle(el).wordBreak])")
+        assert pads and all(p == ["0px", "break-all"] for p in pads), pads
+    finally:
+        ctx.close()

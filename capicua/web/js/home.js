@@ -10,7 +10,7 @@ import { tileSvg } from './tiles.js';
 const $ = (id) => document.getElementById(id);
 
 /** Table options the page offers under "Opciones de la mesa": name -> choices. */
-export const OPTION_DEFS = {
+const OPTION_DEFS = {
   target: [50, 100, 121, 150, 200, 500],
   first_opener: ['random_seat', 'highest_double', 'team_draw', 'parity_guess', 'must_play_top_double', 'fid_rotation'],
   next_opener_after_win: ['winner', 'rotate'],
@@ -36,7 +36,7 @@ const dirty = new Set();
  * The catalogue of /api/presets: {presets: [{name, rules, seat_choices}], default, levels, default_level}.
  * Returns null when the answer does not have that shape.
  */
-export function readCatalogue(data) {
+function readCatalogue(data) {
   if (!data || !Array.isArray(data.presets)) return null;
   const presets = data.presets
     .filter((p) => p && typeof p.name === 'string' && p.rules && typeof p.rules === 'object')
@@ -180,7 +180,7 @@ function writePref(key, v) {
  * answer (with its `field`, and for too_fast the Retry-After seconds), 'network',
  * 'presets' or 'server'. Never the server's English message.
  */
-export function errorKey({ code, field, retryAfter = 0 }) {
+function errorKey({ code, field, retryAfter = 0 }) {
   if (code === 'network') return 'home.error.network';
   if (code === 'presets') return 'home.err.presets';
   if (code === 'malformed') {
@@ -291,7 +291,7 @@ async function tableSummary(tableId) {
   } catch (_) { return 'offline'; }
 }
 
-export function isOpen(summary) {
+function isOpen(summary) {
   return !!summary && typeof summary === 'object' && summary.status !== 'finished' && summary.phase !== 'match_over';
 }
 

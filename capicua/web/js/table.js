@@ -465,8 +465,8 @@ function renderSeedPop() {
   const seed = v.result && v.result.seed;
   fill(pop, 
     h('p', { text: t('seed.explain') }),
-    v.seed_hash ? h('p', {}, h('span', { text: 'sha256: ' }), h('code', { class: 'wrap', text: v.seed_hash })) : null,
-    seed ? h('p', {}, h('span', { text: `${t('result.seed')}: ` }), h('code', { class: 'wrap', text: seed })) : null,
+    v.seed_hash ? h('p', {}, h('span', { text: 'sha256: ' }), h('code', { class: 'hash-code', text: v.seed_hash })) : null,
+    seed ? h('p', {}, h('span', { text: `${t('result.seed')}: ` }), h('code', { class: 'hash-code', text: seed })) : null,
     seed ? h('p', {}, h('a', { href: verifyUrl(), target: '_blank', rel: 'noopener', 'data-testid': 'seed-verify-link', text: t('result.verify') })) : null,
   );
 }
@@ -908,7 +908,7 @@ function renderResult() {
     h('h4', { text: t('result.hands') }),
     h('ul', { class: 'result-hands' }, ...hands),
     r.seed ? h('p', { class: 'result-seed' },
-      h('span', { text: `${t('result.seed')}: ` }), h('code', { class: 'wrap', 'data-testid': 'seed-reveal', text: r.seed }), ' ',
+      h('span', { text: `${t('result.seed')}: ` }), h('code', { class: 'hash-code', 'data-testid': 'seed-reveal', text: r.seed }), ' ',
       h('a', { href: verifyUrl(), target: '_blank', rel: 'noopener', 'data-testid': 'verify-link', text: t('result.verify') })) : null,
   );
 }

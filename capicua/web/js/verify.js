@@ -22,7 +22,7 @@ const h = (tag, attrs = {}, ...kids) => {
 };
 
 /** What the page was asked: a table's hand, or a bare seed. */
-export function readQuery(search) {
+function readQuery(search) {
   const q = new URLSearchParams(search);
   return {
     table: q.get('table') || '',
@@ -34,7 +34,7 @@ export function readQuery(search) {
 }
 
 /** The /api/verify address for the query, or null when the query names neither a table nor a seed. */
-export function apiUrl(query) {
+function apiUrl(query) {
   const q = new URLSearchParams();
   if (query.table) q.set('table', query.table);
   else if (query.seed) {
@@ -142,11 +142,11 @@ function renderResult(r) {
     h('h2', { text: t('verify.heading', { n: r.hand, game: presetLabel(r.preset) }) }),
     h('dl', { class: 'vf-facts' },
       h('dt', { text: t('verify.published') }),
-      h('dd', {}, r.published_hash ? h('code', { class: 'vf-code', 'data-testid': 'verify-published', text: r.published_hash }) : h('span', { class: 'muted', text: '—' })),
+      h('dd', {}, r.published_hash ? h('code', { class: 'hash-code', 'data-testid': 'verify-published', text: r.published_hash }) : h('span', { class: 'muted', text: '—' })),
       h('dt', { text: t('verify.seed') }),
-      h('dd', {}, h('code', { class: 'vf-code', 'data-testid': 'verify-seed', text: r.seed })),
+      h('dd', {}, h('code', { class: 'hash-code', 'data-testid': 'verify-seed', text: r.seed })),
       h('dt', { text: t('verify.seed_hash') }),
-      h('dd', {}, h('code', { class: 'vf-code', 'data-testid': 'verify-seed-hash', text: r.seed_hash }))),
+      h('dd', {}, h('code', { class: 'hash-code', 'data-testid': 'verify-seed-hash', text: r.seed_hash }))),
     hashVerdict(r),
     dealVerdict(r),
     voidedList(r),
@@ -154,7 +154,7 @@ function renderResult(r) {
     handsList(r),
     sleepingBlock(r),
     h('p', { class: 'vf-yourself muted small' }, h('span', { text: `${t('verify.yourself')} ` }),
-      h('code', { class: 'vf-code', text: `capicua verify --preset ${r.preset} --seed ${r.seed}` })),
+      h('code', { class: 'hash-code', text: `capicua verify --preset ${r.preset} --seed ${r.seed}` })),
     back,
   ];
   box.replaceChildren(...parts.filter(Boolean));
