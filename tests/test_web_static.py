@@ -1,7 +1,7 @@
 """Browser tests of the static front-end (capicua/web), without the real server.
 
 A tiny threaded HTTP server mimics the routes the Starlette app serves
-(`/`, `/t/{id}`, `/rules`, `/vocab`, `/static/...`, `POST /api/tables`), and a
+(`/`, `/t/{id}`, `/rules`, `/vocab`, `/static/...`), and a
 fake WebSocket class injected with ``page.add_init_script`` replays VIEW frames
 of docs/protocol.md and records what the page sends. Nothing test-only ships in
 the page itself. Screenshots go to artifacts/ (gitignored).
@@ -81,33 +81,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._file("table.html")
         elif path.startswith("/static/"):
             self._file(path[len("/static/"):])
-        elif path == "/api/presets" and self.server.presets is not None:
-            self._json(200, self.server.presets)
-        else:
-            self._json(404, {"error": {"code": "not_found"}})
-
-    def do_POST(self) -> None:  # noqa: N802
-        path = urlparse(self.path).path
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length)
-        if path == "/api/tables":
-            self.server.posts.append(json.loads(body))
-            self._json(200, {"table_id": "t_new", "seat": 0, "token": "tok-new"})
         else:
             self._json(404, {"error": {"code": "not_found"}})
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
-    posts: list[Any]
-    presets: Any
 
 
 @pytest.fixture(scope="module")
 def server():
     srv = _Server(("127.0.0.1", 0), _Handler)
-    srv.posts = []
-    srv.presets = None
     th = threading.Thread(target=srv.serve_forever, daemon=True)
     th.start()
     yield srv
