@@ -330,6 +330,42 @@ def test_verify_page_says_plainly_when_the_hand_is_not_over(browser: Any, live_s
         c.close()
 
 
+@LIVE
+def test_verify_page_from_a_seed_alone_says_there_is_no_hash_to_compare(browser: Any, live_server: Any) -> None:
+    from capicua.verify import verify_deal
+
+    srv = live_server()
+    ctx, page = verify_page(browser, f"{srv.base}/verify?seed=una-semilla&preset=mano-a-mano&hand=1")
+    try:
+        assert page.locator('[data-testid="verify-hash"]').get_attribute("data-ok") == "none"
+        assert page.locator('[data-testid="verify-deal"]').count() == 0  # nothing was played to compare with
+        deal = verify_deal("mano-a-mano", "una-semilla", {}, hand_number=1)
+        shown = [page.locator(f'[data-testid="verify-hand"][data-seat="{s}"] .vf-tiles').get_attribute("data-tiles") for s in range(2)]
+        assert shown == [" ".join(f"{a}-{b}" for a, b in hand) for hand in deal["hands"]]
+        assert page.locator('[data-testid="verify-hand"] .vf-name').all_inner_texts() == ["Silla 1", "Silla 2"]
+        assert len(page.locator('[data-testid="verify-sleeping"]').get_attribute("data-tiles").split()) == 14
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+@LIVE
+def test_home_without_the_games_list_says_so_and_tries_again(browser: Any, live_server: Any) -> None:
+    srv = live_server()
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    try:
+        page.route("**/api/presets", lambda route: route.abort())
+        page.goto(f"{srv.base}/")
+        assert form_error(page) == "No se pudo abrir la mesa: No se pudo cargar la lista de juegos."
+        page.unroute("**/api/presets")
+        page.fill('[data-testid="nickname"]', "Yuniel")
+        page.click('[data-testid="play-button"]')  # asks for the games again, then opens the table
+        page.wait_for_url("**/t/*")
+    finally:
+        ctx.close()
+
+
 # --------------------------------------------------------------------------- the table (fake websocket)
 
 
