@@ -554,3 +554,20 @@ def test_dragging_with_a_finger_plays_too(browser, base_url):
         assert page.errors == []
     finally:
         ctx.close()
+
+
+def test_a_sync_in_the_middle_of_draws_shows_the_table_as_it_is(browser, base_url):
+    before, frames = batch_with_draws("draws-19", player=0, drawer=1)
+    ctx, page = table_with(browser, base_url, before)
+    try:
+        after = frames[0]["view"]
+        badge = '.seat[data-seat="1"] [data-testid="count-badge"]'
+        push_burst(page, frames)
+        page.wait_for_function("() => window.__flights.some((f) => f.kind === 'draw')")
+        assert page.locator(badge).inner_text() == str(before["counts"][1])
+        push(page, {"type": "sync", "seq": frames[-1]["seq"], "view": after})
+        assert page.locator(badge).inner_text() == str(after["counts"][1])
+        assert page.locator('[data-testid="flyer"]').count() == 0
+        assert page.errors == []
+    finally:
+        ctx.close()

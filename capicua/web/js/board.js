@@ -124,13 +124,12 @@ function layoutLine(view, limit) {
   const items = [];
   const anchors = {};
   let corners = 0;
-  if (!view.center) return { items, anchors, corners, penalty: 0 };
+  if (!view.center) return { items, anchors, corners };
   const c = centreItem(view.center);
   items.push(c);
   const arms = view.arms || {};
   for (const [name, down] of [['left', 'N'], ['right', 'S']]) {
     let tu = sideTurtle(c, CENTRE_ARMS[name]);
-    let prev = c;
     (arms[name] || []).forEach((tile, index) => {
       const before = tu.h;
       const step = snakeStep(tu, tile, limit, down);
@@ -139,13 +138,12 @@ function layoutLine(view, limit) {
       step.item.index = index;
       items.push(step.item);
       tu = step.turtle;
-      prev = step.item;
     });
-    const v = endValue(view, name);
+    // An open end: its next tile's place (its ghost's) and the room kept for it.
     const place = (tile) => snakeStep(tu, tile, limit, down).item;
-    anchors[name] = { cap: place(nextSlotTile(v ?? 0)), place, prev };
+    anchors[name] = { cap: place(nextSlotTile(endValue(view, name) ?? 0)), place };
   }
-  return { items, anchors, corners, penalty: 0 };
+  return { items, anchors, corners };
 }
 
 // ---------------------------------------------------------------- cross: the tree
@@ -248,8 +246,9 @@ function layoutTree(view, box, rotation) {
   const anchors = {};
   for (const [name, line] of T.lines) {
     const { turtle, prev, cap } = line;
-    anchors[name] = { cap, prev, place: (t) => greedyStep(turtle, t, rotation, blockedIn(T, [prev, cap])).item };
+    anchors[name] = { cap, place: (t) => greedyStep(turtle, t, rotation, blockedIn(T, [prev, cap])).item };
   }
+  // A line whose double is nowhere on the table (never, with the engine's views) is not drawn: a layout that bad never wins.
   return { items: T.items, anchors, penalty: T.penalty + 100 * unrooted.length };
 }
 

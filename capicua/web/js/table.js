@@ -1290,6 +1290,7 @@ function clearEffects() {
   fx.scene = null;
   fx.landing = null;
   fx.epoch += 1;
+  travel.forget();
   speechWaiting.length = 0;
   removeBanners();
   fill($('speech'));

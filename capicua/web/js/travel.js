@@ -19,6 +19,14 @@ const inAir = new Set(); // board tile keys whose flight has not landed
 let draws = []; // {seat, key (own draws) or null, at, flying}: drawn, not landed yet, in order
 let seen = { hand: null, length: 0 }; // how much of the history the draws were read from
 
+/** A new hand or a sync: the table shows as it is now, nothing is in the air any more. */
+export function forget() {
+  draws = [];
+  seen = { hand: null, length: 0 };
+  inAir.clear();
+  for (const el of document.querySelectorAll('[data-testid="flyer"]')) el.remove();
+}
+
 export function reducedMotion() {
   return typeof window.matchMedia === 'function' && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 }
