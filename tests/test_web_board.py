@@ -179,6 +179,40 @@ def test_nine_cross_lines_start_at_their_doubles(browser, base_url, width, heigh
         ctx.close()
 
 
+
+def test_within_a_hand_the_cross_only_shrinks_and_stays_put(browser, base_url):
+    """Play a double-nine cross hand frame by frame: the tiles never grow, and most stay where they were."""
+    match = Match(make_rules("double-nine-cross"), "steady-4")
+    match.start_hand()
+    views = []
+    while match.phase == "play" and len(views) < 16:
+        match.apply(match.turn, match.legal_moves()[-1])
+        views.append(match.view(0))
+    ctx, page = table_with(browser, base_url, views[0], 360, 740)
+    try:
+        sizes: list[float] = []
+        moved = 0
+        kept = 0
+        before: dict[str, tuple[float, float]] = {}
+        for n, view in enumerate(views[1:]):
+            push(page, {"type": "sync", "seq": 41 + n, "view": view})
+            tiles = {t["key"]: t for t in board_tiles(page)}
+            sizes.append(min(min(t["x1"] - t["x0"], t["y1"] - t["y0"]) for t in tiles.values()))
+            # Where each tile is, seen from the centre tile (the drawing as a whole recentres as it grows).
+            centre = next(t for t in tiles.values() if t["arm"] is None)
+            rel = {key: (t["x0"] - centre["x0"], t["y0"] - centre["y0"]) for key, t in tiles.items()}
+            if len(sizes) > 1 and abs(sizes[-1] - sizes[-2]) < 0.5:
+                for key, old in before.items():
+                    kept += 1
+                    moved += max(abs(old[0] - rel[key][0]), abs(old[1] - rel[key][1])) > 1
+            before = rel
+        print(f"half tile over the hand: {[round(x) for x in sizes]}; of tiles seen twice at one size, {moved} of {kept} moved")
+        assert all(b <= a + 0.5 for a, b in zip(sizes, sizes[1:], strict=False)), sizes
+        assert moved <= kept // 4, (moved, kept)
+        assert page.errors == []
+    finally:
+        ctx.close()
+
 # --------------------------------------------------------------------------- item 8: choosing the end
 
 

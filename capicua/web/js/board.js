@@ -225,7 +225,7 @@ const TREE_BUDGET = 100;
  * and the overlaps count as penalty. Returns {items, anchors, penalty}:
  * penalty 0 means no overlap and nothing off the box.
  */
-function layoutTree(view, box, rotation) {
+function layoutTree(view, box, rotation, { probe = false } = {}) {
   if (!view.center) return { items: [], anchors: {}, penalty: 0 };
   const branches = branchesByDouble(view);
   const { order, unrooted } = layingOrder(view, branches);
@@ -240,6 +240,8 @@ function layoutTree(view, box, rotation) {
   };
   let T = start();
   if (!layFrom(T, order, 0, false)) {
+    // A probe only asks whether the tree fits; the greedy drawing with overlaps is for the last resort.
+    if (probe) return { items: [], anchors: {}, penalty: Infinity };
     T = start();
     layFrom(T, order, 0, true);
   }
@@ -422,14 +424,17 @@ function bestSnake(view, pw, ph, maxUnit, prev) {
 const OFFSETS = [[0, 0], [-0.2, 0], [0.2, 0], [0, -0.2], [0, 0.2], [-0.2, -0.2], [0.2, -0.2], [-0.2, 0.2], [0.2, 0.2]];
 const TREE_PARAMS = OFFSETS.flatMap(([fx, fy]) => ['cw', 'ccw'].map((rotation) => ({ fx, fy, rotation, key: `${fx}:${fy}:${rotation}` })));
 
-function treeAt(view, pw, ph, unit, param) {
+function treeAt(view, pw, ph, unit, param, probe = true) {
   const W = pw / unit - 2 * PAD;
   const H = ph / unit - 2 * PAD;
   const cx = param.fx * W;
   const cy = param.fy * H;
   const box = { x0: cx - W / 2, y0: cy - H / 2, x1: cx + W / 2, y1: cy + H / 2 };
-  return layoutTree(view, box, param.rotation);
+  return layoutTree(view, box, param.rotation, { probe });
 }
+
+// A board that grew more than this (a turned phone, a wider window) gets its tree's size searched again.
+const BOARD_GROWTH = 1.15;
 
 /**
  * The tree at the biggest tile size where it fits. Unit sizes form a ladder,
@@ -437,28 +442,44 @@ function treeAt(view, pw, ph, unit, param) {
  * enough); a size fits when any shape (offset, rotation) lays the tree
  * cleanly, the previous shape tried first. The previous shape stays even when
  * another one fits tiles up to 10% bigger, so the drawing does not flip for a
- * few pixels.
+ * few pixels. Within a hand the previous shape and size are kept while the
+ * tree still fits them: tiles never grow as the hand goes on, and the
+ * drawing stays put.
  */
+
 function bestTree(view, pw, ph, maxUnit, prev) {
+  const tiles = tileCount(view);
+  const kept = prev ? TREE_PARAMS.find((p) => p.key === prev.key) : null;
+  // The same hand going on (as many tiles or more) on a board that has not grown much (a hand of a
+  // different height below it moves its edge a little; a turned phone does not count).
+  const sameHand = kept && prev.tiles <= tiles && pw <= prev.pw * BOARD_GROWTH && ph <= prev.ph * BOARD_GROWTH && prev.unit <= maxUnit;
+  if (sameHand) {
+    const lay = treeAt(view, pw, ph, prev.unit, kept);
+    if (lay.penalty === 0) return treeResult(lay, prev.unit, kept, tiles, pw, ph);
+  }
   const ladder = [];
   for (let u = maxUnit; u >= MIN_UNIT; u *= 0.94) ladder.push(u);
-  const kept = prev ? TREE_PARAMS.find((p) => p.key === prev.key) : null;
   const params = kept ? [kept, ...TREE_PARAMS.filter((p) => p !== kept)] : TREE_PARAMS;
   const fitAt = (i, shapes) => {
     for (const param of shapes) {
       const lay = treeAt(view, pw, ph, ladder[i], param);
-      if (lay.penalty === 0) return { lay, unit: ladder[i], param, index: i };
+      if (lay.penalty === 0) return { lay, unit: ladder[i], shape: param, index: i };
     }
     return null;
   };
   let best = null;
-  let lo = 0; let hi = ladder.length - 1;
+  if (sameHand) {
+    // Within a hand tiles only shrink: the few sizes just below the last one first.
+    const from = ladder.findIndex((u) => u < prev.unit - 1e-9);
+    for (let i = from; from >= 0 && !best && i < Math.min(from + 3, ladder.length); i++) best = fitAt(i, params);
+  }
+  let lo = 0; let hi = best ? -1 : ladder.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     const found = fitAt(mid, params);
     if (found) { best = found; hi = mid - 1; } else lo = mid + 1;
   }
-  if (best && kept && best.param !== kept) {
+  if (best && kept && best.shape !== kept) {
     for (let i = best.index + 1; i < ladder.length && ladder[i] >= best.unit * 0.9; i++) {
       const same = fitAt(i, [kept]);
       if (same) { best = same; break; }
@@ -467,11 +488,19 @@ function bestTree(view, pw, ph, maxUnit, prev) {
   if (!best) {
     // Nothing fits cleanly even at the smallest size: the least-bad layout there.
     const unit = ladder[ladder.length - 1];
-    const tries = TREE_PARAMS.map((param) => ({ lay: treeAt(view, pw, ph, unit, param), unit, param }));
+    const tries = TREE_PARAMS.map((param) => ({ lay: treeAt(view, pw, ph, unit, param, false), unit, shape: param }));
     best = tries.reduce((x, y) => (y.lay.penalty < x.lay.penalty ? y : x));
   }
-  best.bb = bbox(best.lay.items, best.lay.anchors);
-  return best;
+  return treeResult(best.lay, best.unit, best.shape, tiles, pw, ph);
+}
+
+/** What bestLayout returns for a tree; `param` remembers the shape, size and board for the next call. */
+function treeResult(lay, unit, shape, tiles, pw, ph) {
+  return { lay, unit, bb: bbox(lay.items, lay.anchors), param: { key: shape.key, unit, tiles, pw, ph } };
+}
+
+function tileCount(view) {
+  return (view.center ? 1 : 0) + Object.values(view.arms || {}).reduce((n, arm) => n + arm.length, 0);
 }
 
 let cache = { key: null, value: null };
