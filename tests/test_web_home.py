@@ -34,7 +34,7 @@ from capicua.server.tablerules import seat_choices
 server, base_url, browser = web.server, web.base_url, web.browser
 
 pytestmark = [pytest.mark.browser]
-LIVE = pytest.mark.xdist_group("browser")  # tests on a live server share the bot pool of test_e2e_browser
+LIVE = pytest.mark.xdist_group("home")  # tests on a live server (their own group: xdist balances groups)
 FAKE = pytest.mark.xdist_group("web")  # tests on the fake websocket of test_web_static
 
 
