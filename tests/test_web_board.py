@@ -390,9 +390,10 @@ def centre_in(r: dict[str, float], box: dict[str, float], slack: float = 4.0) ->
     return box["x0"] - slack <= cx <= box["x1"] + slack and box["y0"] - slack <= cy <= box["y1"] + slack
 
 
-def test_a_neighbours_draws_show_one_by_one(browser, base_url):
+@pytest.mark.parametrize("width,height", SIZES)
+def test_a_neighbours_draws_show_one_by_one(browser, base_url, width, height):
     before, frames = batch_with_draws("draws-19", player=0, drawer=1)
-    ctx, page = table_with(browser, base_url, before)
+    ctx, page = table_with(browser, base_url, before, width, height)
     try:
         count = before["counts"][1]
         k = sum(1 for f in frames if f["event"]["kind"] == "draw")
@@ -408,6 +409,9 @@ def test_a_neighbours_draws_show_one_by_one(browser, base_url):
             assert page.locator('.seat[data-seat="1"] .sbanner--draw').count() == 1
             # ...and the count goes up only when it lands.
             assert page.locator(badge).inner_text() == str(count + i)
+            if i == 0:
+                page.evaluate("() => { window.__flights[0].anim.currentTime = 130; }")
+                shot(page, f"board-draw-{width}.png")
             page.evaluate("(i) => window.__flights[i].anim.finish()", i)
             page.wait_for_function("([s, n]) => document.querySelector(s).textContent === String(n)", arg=[badge, count + i + 1])
         page.wait_for_function("(n) => window.__shown[window.__shown.length - 1] === String(n)", arg=count + k)
