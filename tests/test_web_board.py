@@ -609,3 +609,27 @@ def test_a_sync_in_the_middle_of_draws_shows_the_table_as_it_is(browser, base_ur
         assert page.errors == []
     finally:
         ctx.close()
+
+
+def test_draws_behind_other_effects_wait_from_the_start(browser, base_url):
+    """A batch that arrives while the last one's effects still play: its draws show one by one
+    from the count before them, never the count after them first."""
+    before, frames = batch_with_draws("draws-19", player=0, drawer=1)
+    ctx, page = table_with(browser, base_url, before)
+    try:
+        count = before["counts"][1]
+        k = sum(1 for f in frames if f["event"]["kind"] == "draw")
+        badge = '.seat[data-seat="1"] [data-testid="count-badge"]'
+        page.evaluate(WATCH_JS, [badge, "return el.textContent"])
+        # A pass whose stamp holds the queue (its effect waits before the next), then the batch.
+        knock = {"type": "event", "seq": frames[0]["seq"] - 1, "event": {"kind": "pass", "seat": 3, "numbers": [1]}, "view": before}
+        push_burst(page, [knock, *frames])
+        for i in range(k):
+            page.wait_for_function("(n) => window.__flights.filter((f) => f.kind === 'draw').length > n", arg=i)
+            page.evaluate("(i) => window.__flights.filter((f) => f.kind === 'draw')[i].anim.finish()", i)
+            page.wait_for_function("([s, n]) => document.querySelector(s).textContent === String(n)", arg=[badge, count + i + 1])
+        page.wait_for_function("(n) => window.__shown[window.__shown.length - 1] === String(n)", arg=count + k)
+        assert page.evaluate("window.__shown") == [str(count + i) for i in range(k + 1)]
+        assert page.errors == []
+    finally:
+        ctx.close()

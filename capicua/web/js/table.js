@@ -1067,7 +1067,6 @@ function handleEvent(ev, prev) {
   const who = () => (ev.seat !== undefined && ev.seat !== null ? seatName(ev.seat) : '');
   switch (ev.kind) {
     case 'play': {
-      travel.expectDraws(prev, V());
       // A neighbour's tile flies in from its seat and slams as it lands.
       if (me) sound.click();
       else {
@@ -1089,7 +1088,6 @@ function handleEvent(ev, prev) {
     }
     case 'draw':
       announce(() => t(me ? 'say.draw.me' : 'say.draw', { name: who() }));
-      travel.expectDraws(prev, V());
       showDraw(ev.seat);
       break;
     case 'score':
@@ -1206,6 +1204,8 @@ function queueEffect(run, kind = '') {
 
 function paceEffects(ev, prev) {
   if (ev.kind === 'hand_start') clearEffects();
+  // Known at once, before the board and seats are drawn: a neighbour's tile waits in the air, counts wait for draws.
+  travel.expect(ev, prev, V(), !(isPlayer() && ev.seat === mySeat()));
   if (ev.kind === 'play') {
     S.animateLast = true;
     fx.slamUntil = performance.now() + SLAM_MS;

@@ -10,8 +10,8 @@
 
 import { svg, tileKey, tileSvg } from './tiles.js';
 
-export const PLAY_MS = 380;
-export const DRAW_MS = 260;
+const PLAY_MS = 380;
+const DRAW_MS = 260;
 // A draw that never got its turn to land (a resync in the middle of a burst) stops waiting.
 const DRAW_PATIENCE_MS = 6000;
 
@@ -27,8 +27,19 @@ export function forget() {
   for (const el of document.querySelectorAll('[data-testid="flyer"]')) el.remove();
 }
 
-export function reducedMotion() {
+function reducedMotion() {
   return typeof window.matchMedia === 'function' && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+}
+
+/**
+ * A live event has arrived (its effect may come later, after the others
+ * queued before it): from now on a neighbour's played tile waits in the air
+ * for its flight, and the batch's draws wait for theirs. `prev` is the view
+ * before the event's frame, `view` the view after its batch.
+ */
+export function expect(ev, prev, view, neighbours) {
+  if (ev.kind === 'play' && neighbours && !reducedMotion()) inAir.add(tileKey(ev.tile || [0, 0]));
+  if (ev.kind === 'play' || ev.kind === 'draw') expectDraws(prev, view);
 }
 
 /**
@@ -36,7 +47,7 @@ export function reducedMotion() {
  * `prev` (the view before the batch). Calling it again for the same batch
  * adds nothing.
  */
-export function expectDraws(prev, view) {
+function expectDraws(prev, view) {
   const history = Array.isArray(view.history) ? view.history : [];
   const hand = view.hand_number;
   let from = prev && prev.hand_number === hand && Array.isArray(prev.history) ? prev.history.length : 0;
@@ -98,14 +109,14 @@ export function hideInAir(board) {
 export function isInAir(key) { return inAir.has(key); }
 
 /**
- * A neighbour's play: its tile flies from `fromEl` (a tile at its seat) to
- * where the board draws it, then lands with the slam; `onLand` runs then (at
- * once without motion). Call it before the board is drawn with the new tile:
- * the flight starts on the next frame, once the board has it.
+ * A neighbour's play, its turn come: its tile flies from `fromEl` (a tile at
+ * its seat) to where the board draws it, then lands with the slam; `onLand`
+ * runs then (at once without motion). The flight starts on the next frame,
+ * once the board has the tile.
  */
 export function flyPlay(tile, fromEl, board, onLand) {
   const key = tileKey(tile);
-  if (reducedMotion() || !fromEl) { onLand(); return; }
+  if (reducedMotion() || !fromEl) { inAir.delete(key); onLand(); return; }
   // Measured now: the seat is drawn again (one tile fewer) before the flight starts.
   const from = fromEl.getBoundingClientRect();
   inAir.add(key);
