@@ -1,10 +1,10 @@
 """Browser tests of the static front-end (capicua/web), without the real server.
 
 A tiny threaded HTTP server mimics the routes the Starlette app serves
-(`/`, `/t/{id}`, `/rules`, `/vocab`, `/static/...`), and a
-fake WebSocket class injected with ``page.add_init_script`` replays VIEW frames
-of docs/protocol.md and records what the page sends. Nothing test-only ships in
-the page itself. Screenshots go to artifacts/ (gitignored).
+(`/`, `/t/{id}`, `/rules`, `/vocab`, `/static/...`), and the fake WebSocket of
+tests/webfake.py delivers frames of protocol version 2 (docs/protocol.md) and
+records what the page sends. Nothing test-only ships in the page itself.
+Screenshots go to artifacts/ (gitignored).
 """
 
 from __future__ import annotations
@@ -20,6 +20,22 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from webfake import (
+    FAKE_WS,
+    error_frame,
+    events_frame,
+    human,
+    neighbour,
+    paused_frame,
+    push,
+    push_together,
+    said_frame,
+    sent,
+    sync_frame,
+    table_frame,
+    table_state,
+    welcome_frame,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("web")]
 
@@ -115,40 +131,6 @@ def browser():
         b.close()
 
 
-FAKE_WS = """
-(() => {
-  window.__sent = [];
-  window.__sockets = [];
-  class FakeWS {
-    constructor(url) {
-      this.url = url; this.readyState = 0;
-      this.onopen = null; this.onmessage = null; this.onclose = null; this.onerror = null;
-      window.__sockets.push(this);
-      setTimeout(() => { this.readyState = 1; if (this.onopen) this.onopen({ type: 'open' }); }, 5);
-    }
-    send(data) { window.__sent.push(JSON.parse(data)); }
-    close() {
-      if (this.readyState === 3) return;
-      this.readyState = 3;
-      setTimeout(() => { if (this.onclose) this.onclose({ code: 1000 }); }, 0);
-    }
-  }
-  FakeWS.CONNECTING = 0; FakeWS.OPEN = 1; FakeWS.CLOSING = 2; FakeWS.CLOSED = 3;
-  window.WebSocket = FakeWS;
-  window.__push = (obj) => {
-    const s = window.__sockets[window.__sockets.length - 1];
-    s.onmessage({ data: JSON.stringify(obj) });
-  };
-  window.__drop = () => {
-    const s = window.__sockets[window.__sockets.length - 1];
-    s.readyState = 3;
-    if (s.onclose) s.onclose({ code: 1006 });
-  };
-  localStorage.setItem('capicua:table:t_test', JSON.stringify({ table_id: 't_test', token: 'tok123', seat: 0 }));
-})();
-"""
-
-
 # --------------------------------------------------------------------------- views
 
 RULES = {
@@ -156,12 +138,12 @@ RULES = {
     "drawing": False, "layout": "line", "direction": "counterclockwise", "target": 100,
 }
 SEATS = [
-    {"seat": 0, "kind": "human", "name": "Ana"},
-    {"seat": 1, "kind": "bot", "name": "Pancho", "level": "dificil", "character": "pancho"},
-    {"seat": 2, "kind": "bot", "name": "Cuca", "level": "medio", "character": "cuca"},
-    {"seat": 3, "kind": "bot", "name": "Chucho", "level": "botagorda", "character": "chucho"},
+    human(0, "Ana"),
+    neighbour(1, "Pancho", "pancho", "dificil"),
+    neighbour(2, "Cuca", "cuca", "medio"),
+    neighbour(3, "Chucho", "chucho", "botagorda"),
 ]
-WELCOME = {"type": "welcome", "seat": 0, "protocol": 1, "table": {"id": "t_test", "preset": "cubano", "seats": SEATS}}
+WELCOME = welcome_frame(0, table_state(SEATS))
 SEED_HASH = "9f2c1a3b" + "0" * 56
 
 
@@ -251,7 +233,9 @@ def match_over_view() -> dict[str, Any]:
 # --------------------------------------------------------------------------- helpers
 
 
-def open_table(browser, base_url: str, width: int = 1280, height: int = 800, view: dict | None = None, seq: int = 17):
+def open_table(browser, base_url: str, width: int = 1280, height: int = 800, view: dict | None = None, seq: int = 17,
+               table: dict | None = None):
+    """The table page as seat 0, welcomed to `table` (SEATS by default) and synced to `view` at `seq`."""
     ctx = browser.new_context(viewport={"width": width, "height": height})
     ctx.add_init_script(FAKE_WS)
     page = ctx.new_page()
@@ -260,18 +244,10 @@ def open_table(browser, base_url: str, width: int = 1280, height: int = 800, vie
     page.errors = errors  # type: ignore[attr-defined]
     page.goto(f"{base_url}/t/t_test")
     page.wait_for_function("window.__sent && window.__sent.length > 0")
-    page.evaluate("(f) => window.__push(f)", WELCOME)
-    page.evaluate("(f) => window.__push(f)", {"type": "sync", "seq": seq, "view": view if view is not None else mid_view()})
+    push(page, WELCOME if table is None else welcome_frame(0, table))
+    push(page, sync_frame(seq, view if view is not None else mid_view()))
     page.wait_for_function("document.body.dataset.phase !== 'loading'")
     return ctx, page
-
-
-def push(page, frame: dict) -> None:
-    page.evaluate("(f) => window.__push(f)", frame)
-
-
-def sent(page) -> list[dict]:
-    return page.evaluate("window.__sent")
 
 
 def shot(page, name: str) -> None:
@@ -315,8 +291,6 @@ def test_hello_and_render(browser, base_url):
         assert page.locator('[data-tile="9-9"] circle.pip').count() == 18
         assert page.evaluate("document.body.dataset.phase") == "play"
         assert page.evaluate("document.body.dataset.turn") == "me"
-        assert page.evaluate("window.__capicua.seq") == 17
-        assert page.evaluate("window.__capicua.view.hand.length") == 7
         # board: center + 3 arm tiles, two open-end badges, last tile ringed
         assert page.locator('[data-testid="board"] .line .tile').count() == 4
         assert page.locator('[data-testid="board"] .end-badge').count() == 2
@@ -327,6 +301,9 @@ def test_hello_and_render(browser, base_url):
         assert "Pancho" in page.locator('[data-seat="1"]').first.inner_text()
         assert page.locator(".seat--turn[data-seat='0']").count() == 1
         assert "Te toca" in page.locator("#announcer").inner_text()
+        # The page keeps the sync's seq: its next intent carries it.
+        page.click('[data-testid="tile"][data-tile="1-4"]')
+        assert sent(page)[-1]["seq"] == 17
         assert page.errors == []
     finally:
         ctx.close()
@@ -390,7 +367,7 @@ def test_keyboard_play(browser, base_url):
         plays = [f for f in sent(page) if f["type"] == "play"]
         assert plays == [{"type": "play", "seq": 17, "tile": [6, 1], "end": "right"}]
         # Tab moves between tiles too; Space plays a single-end tile.
-        push(page, {"type": "sync", "seq": 18, "view": mid_view()})
+        push(page, sync_frame(18, mid_view()))
         page.locator('[data-testid="tile"]').first.focus()
         page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.dataset.tile") == "1-4"
@@ -398,7 +375,7 @@ def test_keyboard_play(browser, base_url):
         plays = [f for f in sent(page) if f["type"] == "play"]
         assert plays[-1] == {"type": "play", "seq": 18, "tile": [1, 4], "end": "right"}
         # "6" picks the end showing a 6 (the left one)
-        push(page, {"type": "sync", "seq": 19, "view": mid_view()})
+        push(page, sync_frame(19, mid_view()))
         page.click('[data-testid="tile"][data-tile="6-1"]')
         page.keyboard.press("6")
         assert sent(page)[-1] == {"type": "play", "seq": 19, "tile": [6, 1], "end": "left"}
@@ -415,14 +392,14 @@ def test_events_announce_and_pass_banner(browser, base_url):
         v["ends"][1] = {"end": "right", "value": 4, "double": False}
         v["last"] = {"seat": 0, "tile": [1, 4], "end": "right"}
         v["turn"], v["legal"], v["counts"] = 1, [], [6, 6, 7, 7]
-        push(page, {"type": "event", "seq": 18, "event": {"kind": "play", "seat": 0, "tile": [1, 4], "end": "right"}, "view": v})
+        push(page, events_frame(18, [{"kind": "play", "seat": 0, "tile": [1, 4], "end": "right"}], v))
         page.wait_for_function("document.getElementById('announcer').textContent.includes('Juegas el 1-4')")
         assert page.evaluate("document.body.dataset.turn") == "other"
         assert page.locator('[data-testid="tile"]').count() == 6
         assert page.locator('[data-testid="tile"][data-playable="true"]').count() == 0
         v2 = json.loads(json.dumps(v))
         v2["turn"], v2["passed_on"][1] = 2, [6, 4]
-        push(page, {"type": "event", "seq": 19, "event": {"kind": "pass", "seat": 1, "numbers": [6, 4]}, "view": v2})
+        push(page, events_frame(19, [{"kind": "pass", "seat": 1, "numbers": [6, 4]}], v2))
         banner = page.locator('[data-testid="banner"][data-kind="pass"]')
         banner.wait_for(state="visible", timeout=3000)  # effects of a burst are paced
         assert banner.count() == 1
@@ -431,14 +408,19 @@ def test_events_announce_and_pass_banner(browser, base_url):
         page.wait_for_function("document.getElementById('announcer').textContent.includes('Pancho pasa')")
         assert "6 ni 4" in page.locator("#announcer").inner_text()
         shot(page, "table-pass-1280.png")
-        # duplicate (already seen) events are ignored
-        push(page, {"type": "event", "seq": 19, "event": {"kind": "pass", "seat": 1, "numbers": [6, 4]}, "view": v2})
-        assert page.evaluate("window.__capicua.seq") == 19
+        # Duplicate (already seen) events are ignored, and so is their view: a resend of 18-19
+        # whose view would put me on turn changes nothing.
+        resent = json.loads(json.dumps(v2))
+        resent["turn"], resent["legal"] = 0, [dict(x) for x in MID_LEGAL if x["tile"] != [1, 4]]
+        push(page, events_frame(18, [{"kind": "play", "seat": 0, "tile": [1, 4], "end": "right"},
+                                     {"kind": "pass", "seat": 1, "numbers": [6, 4]}], resent))
+        assert page.evaluate("document.body.dataset.turn") == "other"
+        assert page.locator('[data-testid="tile"][data-playable="true"]').count() == 0
         v3 = json.loads(json.dumps(v2))
         v3["arms"]["left"].append([6, 3])
         v3["ends"][0] = {"end": "left", "value": 3, "double": False}
         v3["last"], v3["turn"] = {"seat": 2, "tile": [6, 3], "end": "left"}, 3
-        push(page, {"type": "event", "seq": 20, "event": {"kind": "play", "seat": 2, "tile": [6, 3], "end": "left"}, "view": v3})
+        push(page, events_frame(20, [{"kind": "play", "seat": 2, "tile": [6, 3], "end": "left"}], v3))
         page.wait_for_function("document.getElementById('announcer').textContent.includes('Cuca juega el 6-3 por la izquierda')")
         assert page.errors == []
     finally:
@@ -448,7 +430,8 @@ def test_events_announce_and_pass_banner(browser, base_url):
 def test_chat_bubble_and_subtitles(browser, base_url):
     ctx, page = open_table(browser, base_url)
     try:
-        push(page, {"type": "chat", "seq": 17, "seat": 2, "character": "cuca", "es": "¡Ay, qué lindo jugaste, mijo!", "en": "Oh, how nicely you played, dear!"})
+        push(page, said_frame(17, 2, "¡Ay, qué lindo jugaste, mijo!", "Oh, how nicely you played, dear!",
+                              name="Cuca", phrase="partner_good_play"))
         bubble = page.locator('[data-testid="chat-bubble"][data-seat="2"]')
         assert bubble.count() == 1
         assert "qué lindo" in bubble.inner_text()
@@ -456,7 +439,9 @@ def test_chat_bubble_and_subtitles(browser, base_url):
         shot(page, "table-chat-1280.png")
         page.click("#subs-btn")
         assert not bubble.locator(".bubble-en").is_visible()
-        assert page.evaluate("window.__capicua.seq") == 17
+        # What is said does not move seq: the next intent still carries the sync's.
+        page.click('[data-testid="tile"][data-tile="1-4"]')
+        assert sent(page)[-1]["seq"] == 17
     finally:
         ctx.close()
 
@@ -482,7 +467,7 @@ def test_lang_toggle(browser, base_url):
 def test_tranque_reveals_hands_and_libreta(browser, base_url):
     ctx, page = open_table(browser, base_url)
     try:
-        push(page, {"type": "event", "seq": 18, "event": {"kind": "tranque"}, "view": tranque_view()})
+        push(page, events_frame(18, [{"kind": "tranque"}], tranque_view()))
         page.locator('[data-testid="banner"][data-kind="tranque"]').wait_for(timeout=3000)
         assert page.evaluate("document.body.dataset.phase") == "hand_over"
         # The hands turn face up after the banner (tests/test_web_scene.py checks the order).
@@ -517,7 +502,7 @@ def test_capicua_and_domino(browser, base_url):
                       result={"kind": "domino", "seat": 1, "team": 1, "points": 21, "capicua": True,
                               "pip_totals": [4, 0, 10, 7], "next_opener": 1, "seed": "s33d"},
                       revealed=[[[2, 2]], [], [[1, 2], [3, 4]], [[0, 7]]])
-        push(page, {"type": "event", "seq": 18, "event": {"kind": "capicua"}, "view": v})
+        push(page, events_frame(18, [{"kind": "capicua"}], v))
         page.locator('[data-testid="banner"][data-kind="capicua"]').wait_for(timeout=3000)
         assert page.locator("#confetti i").count() > 10
         page.locator('[data-testid="libreta"]').wait_for(state="visible", timeout=5000)
@@ -545,12 +530,12 @@ def test_match_over_pollona(browser, base_url):
 def test_errors_toast_and_unknown_table(browser, base_url):
     ctx, page = open_table(browser, base_url)
     try:
-        push(page, {"type": "error", "code": "illegal", "message": "does not fit", "seq": 17})
+        push(page, error_frame("illegal", "does not fit", 17))
         assert "no pega" in page.locator('[data-testid="toast"][data-code="illegal"]').inner_text()
         for code in ["malformed", "out_of_turn", "stale", "too_large", "too_fast", "bad_phase"]:
-            push(page, {"type": "error", "code": code, "message": code, "seq": 17})
+            push(page, error_frame(code, code, 17))
             assert page.locator(f'[data-testid="toast"][data-code="{code}"]').inner_text() != code
-        push(page, {"type": "error", "code": "unknown_table", "message": "no such table", "seq": 0})
+        push(page, error_frame("unknown_table", "no such table", 0))
         fatal = page.locator("#fatal")
         assert fatal.is_visible()
         assert "no existe" in fatal.inner_text()
@@ -562,12 +547,56 @@ def test_errors_toast_and_unknown_table(browser, base_url):
 def test_reconnect_resyncs_with_last_seq(browser, base_url):
     ctx, page = open_table(browser, base_url)
     try:
-        push(page, {"type": "event", "seq": 18, "event": {"kind": "pass", "seat": 3, "numbers": [6, 1]}, "view": mid_view()})
+        push(page, events_frame(18, [{"kind": "pass", "seat": 3, "numbers": [6, 1]}], mid_view()))
         page.evaluate("window.__drop()")
         page.wait_for_function("window.__sockets.length === 2", timeout=5000)
         page.wait_for_function("window.__sent.filter(f => f.type === 'hello').length === 2", timeout=5000)
         hellos = [f for f in sent(page) if f["type"] == "hello"]
         assert hellos[-1] == {"type": "hello", "table": "t_test", "token": "tok123", "last_seq": 18}
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (360, 740)])
+def test_a_paused_table_says_so_in_the_status_line(browser, base_url, width, height):
+    ctx, page = open_table(browser, base_url, width=width, height=height)
+    try:
+        status = page.locator("#conn")
+        assert status.is_hidden()
+        push(page, paused_frame(True))
+        assert status.is_visible() and status.get_attribute("data-status") == "paused"
+        assert "no puede guardar" in status.inner_text()
+        assert_no_hscroll(page, width)
+        shot(page, f"table-paused-{width}.png")
+        page.click('[data-testid="lang-toggle"]')
+        assert "cannot save" in status.inner_text()
+        push(page, paused_frame(False))
+        assert status.is_hidden()
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+def test_table_frames_change_the_seats_and_players_speak(browser, base_url):
+    seats = [human(0, "Ana"), SEATS[1], human(2, "Yoli"), SEATS[3]]
+    ctx, page = open_table(browser, base_url, table=table_state(seats))
+    try:
+        seat = page.locator('.seat[data-seat="2"]')
+        assert seat.locator('[data-testid="seat-name"]').inner_text() == "Yoli"
+        assert seat.locator(".chip--off").count() == 0
+        # Yoli's socket closes: the table frame says so, and her seat shows it.
+        push(page, table_frame(17, table_state([*seats[:2], human(2, "Yoli", connected=False), seats[3]])))
+        assert seat.locator(".chip--off").is_visible()
+        assert "desconectado" in seat.inner_text()
+        shot(page, "table-seat-away-1280.png")
+        push(page, table_frame(17, table_state(seats)))
+        assert seat.locator(".chip--off").count() == 0
+        # A player's phrase shows like a neighbour's line, with the player's name.
+        push(page, said_frame(17, 2, "¡Buenas, caballeros!", "Evening, everyone!", name="Yoli", phrase="hola", by="player"))
+        bubble = page.locator('[data-testid="chat-bubble"][data-seat="2"]')
+        assert bubble.inner_text().startswith("Yoli: ¡Buenas, caballeros!")
+        assert "Evening, everyone!" in bubble.locator(".bubble-en").inner_text()
+        assert page.errors == []
     finally:
         ctx.close()
 
@@ -621,19 +650,19 @@ def test_layout_fits_screen(browser, base_url, width, height):
             assert b and b["width"] >= 40 and b["height"] >= 40
             assert b["x"] >= 0 and b["x"] + b["width"] <= width
         shot(page, f"table-mid-{width}.png")
-        push(page, {"type": "sync", "seq": 30, "view": long_view()})
+        push(page, sync_frame(30, long_view()))
         page.wait_for_timeout(150)
         assert page.locator('[data-testid="board"] .line .tile').count() == 31
         assert_board_inside(page)
         assert_no_hscroll(page, width)
         shot(page, f"table-long-{width}.png")
-        push(page, {"type": "sync", "seq": 31, "view": tranque_view()})
+        push(page, sync_frame(31, tranque_view()))
         page.locator('[data-testid="libreta"]').wait_for(state="visible")
         assert_no_hscroll(page, width)
         shot(page, f"table-tranque-{width}.png")
         page.click("#panel-close")
         shot(page, f"table-revealed-{width}.png")
-        push(page, {"type": "sync", "seq": 32, "view": match_over_view()})
+        push(page, sync_frame(32, match_over_view()))
         page.locator('[data-testid="match-over"]').wait_for(state="visible")
         assert_no_hscroll(page, width)
         shot(page, f"table-match-over-{width}.png")
@@ -682,18 +711,14 @@ def test_batched_burst_is_paced_and_all_announced(browser, base_url):
             {"kind": "pass", "seat": 2, "numbers": [6, 1]},
             {"kind": "pass", "seat": 3, "numbers": [6, 1]},
         ]
-        page.evaluate(
-            "([evs, view]) => evs.forEach((e, i) => window.__push({type: 'event', seq: 18 + i, event: e, view}))",
-            [burst, v],
-        )
-        # the view (and seq) are current at once; the banners follow one another
-        assert page.evaluate("window.__capicua.seq") == 20
+        push(page, events_frame(18, burst, v))
+        # The view and seq are current at once: an intent made right away carries the batch's last seq...
         assert page.evaluate("document.body.dataset.turn") == "me"
-        page.locator('[data-testid="banner"][data-kind="pass"][data-seat="3"]').wait_for(timeout=4000)
-        page.wait_for_function("document.getElementById('announcer').textContent.includes('Chucho pasa')", timeout=4000)
-        # an intent made now carries the latest seq
         page.click('[data-testid="tile"][data-tile="1-4"]')
         assert sent(page)[-1] == {"type": "play", "seq": 20, "tile": [1, 4], "end": "right"}
+        # ...while the banners follow one another, to the last event's.
+        page.locator('[data-testid="banner"][data-kind="pass"][data-seat="3"]').wait_for(timeout=4000)
+        page.wait_for_function("document.getElementById('announcer').textContent.includes('Chucho pasa')", timeout=4000)
     finally:
         ctx.close()
 
@@ -729,8 +754,9 @@ def hand_start_view(hand_number: int, opener: int, **kw: Any) -> dict[str, Any]:
 
 
 def hand_start(seq: int, n: int, opener: int) -> dict[str, Any]:
-    return {"type": "event", "seq": seq, "event": {"kind": "hand_start", "hand_number": n, "opener": opener, "seed_hash": SEED_HASH},
-            "view": hand_start_view(n, opener)}
+    """The frame of a new hand (its only event) with the opener on turn."""
+    return events_frame(seq, [{"kind": "hand_start", "hand_number": n, "opener": opener, "seed_hash": SEED_HASH}],
+                        hand_start_view(n, opener))
 
 
 HAND_BANNER = '[data-testid="banner"][data-kind="hand"]'
@@ -749,15 +775,15 @@ def test_hand_banner_is_short_and_leaves_the_board_for_my_turn(browser, base_url
         page.locator(HAND_BANNER).wait_for(state="visible", timeout=1000)
         after = mid_view()
         after.update(turn=2, legal=[], hand_number=4)
-        push(page, {"type": "event", "seq": 20, "event": {"kind": "play", "seat": 1, "tile": [3, 1], "end": "right"}, "view": after})
+        push(page, events_frame(20, [{"kind": "play", "seat": 1, "tile": [3, 1], "end": "right"}], after))
         page.wait_for_timeout(100)
         assert page.locator(HAND_BANNER).count() == 0
-        # Fast bots: the hand starts and the play that puts me on turn arrive together.
+        # Fast bots: the hand starts and the play that puts me on turn arrive together (two changes).
         mine = mid_view()
         mine["hand_number"] = 5
-        page.evaluate("(fs) => fs.forEach((f) => window.__push(f))", [
+        push_together(page, [
             hand_start(21, 5, opener=3),
-            {"type": "event", "seq": 22, "event": {"kind": "play", "seat": 3, "tile": [3, 1], "end": "right"}, "view": mine},
+            events_frame(22, [{"kind": "play", "seat": 3, "tile": [3, 1], "end": "right"}], mine),
         ])
         assert page.evaluate("document.body.dataset.turn") == "me"
         assert page.locator(HAND_BANNER).count() == 0
@@ -788,11 +814,11 @@ def test_lost_match_is_not_celebrated(browser, base_url):
     ctx, page = open_table(browser, base_url)
     try:
         lost = lost_match_view(pollona=True)
-        page.evaluate("(fs) => fs.forEach((f) => window.__push(f))", [
-            {"type": "event", "seq": 18, "event": {"kind": "tranque"}, "view": lost},
-            {"type": "event", "seq": 19, "event": {"kind": "hand_end", "result_kind": "tranque", "seat": 1, "team": 1, "points": 63}, "view": lost},
-            {"type": "event", "seq": 20, "event": {"kind": "match_end", "winner": 1, "pollona": True, "viajera": False}, "view": lost},
-        ])
+        push(page, events_frame(18, [
+            {"kind": "tranque"},
+            {"kind": "hand_end", "result_kind": "tranque", "seat": 1, "team": 1, "points": 63},
+            {"kind": "match_end", "winner": 1, "pollona": True, "viajera": False},
+        ], lost))
         banner = page.locator('[data-testid="banner"][data-kind="pollona"]')
         banner.wait_for(state="visible", timeout=3000)  # announced...
         page.wait_for_timeout(300)
@@ -815,11 +841,11 @@ def test_lost_match_is_not_celebrated(browser, base_url):
     ctx, page = open_table(browser, base_url)
     try:
         lost = lost_match_view(pollona=False, capicua=True)
-        page.evaluate("(fs) => fs.forEach((f) => window.__push(f))", [
-            {"type": "event", "seq": 18, "event": {"kind": "capicua"}, "view": lost},
-            {"type": "event", "seq": 19, "event": {"kind": "domino"}, "view": lost},
-            {"type": "event", "seq": 20, "event": {"kind": "match_end", "winner": 1, "pollona": False, "viajera": False}, "view": lost},
-        ])
+        push(page, events_frame(18, [
+            {"kind": "capicua"},
+            {"kind": "domino"},
+            {"kind": "match_end", "winner": 1, "pollona": False, "viajera": False},
+        ], lost))
         page.locator('[data-testid="banner"][data-kind="lost"]').wait_for(state="visible", timeout=3000)
         assert page.locator("#confetti i").count() == 0
     finally:
@@ -829,7 +855,7 @@ def test_lost_match_is_not_celebrated(browser, base_url):
     try:
         won = match_over_view()
         won["match_result"] = dict(won["match_result"], pollona=False)
-        push(page, {"type": "event", "seq": 18, "event": {"kind": "match_end", "winner": 0, "pollona": False, "viajera": False}, "view": won})
+        push(page, events_frame(18, [{"kind": "match_end", "winner": 0, "pollona": False, "viajera": False}], won))
         page.wait_for_function("document.querySelectorAll('#confetti i').length > 10", timeout=3000)
         page.locator('[data-testid="match-over"][data-outcome="won"]').wait_for(state="visible", timeout=5000)
     finally:
@@ -850,13 +876,13 @@ def test_spanish_strings_agree(browser, base_url):
         # Seen from a seat: "Ellos se anotan", never "Ellos se anota".
         v = tranque_view()
         v["result"] = dict(v["result"], seat=1, team=1)
-        push(page, {"type": "sync", "seq": 18, "view": v})
+        push(page, sync_frame(18, v))
         page.locator('[data-testid="libreta"]').wait_for(state="visible", timeout=3000)
         assert page.locator(".result-points").inner_text() == "Ellos se anotan 63"
         # A spectator reads a neutral phrase.
         v = tranque_view()
         v["seat"] = None
-        push(page, {"type": "sync", "seq": 19, "view": v})
+        push(page, sync_frame(19, v))
         page.wait_for_function("document.querySelector('.result-points').textContent === 'Puntos para Sur–Norte: 63'", timeout=3000)
     finally:
         ctx.close()
@@ -874,7 +900,7 @@ def test_spanish_strings_agree(browser, base_url):
         cross = base_view(rules=dict(RULES, preset="cross", max_pip=6, layout="cross", drawing=True), turn=3, legal=[],
                           center=[6, 6], arms={"up": [[6, 3]]}, ends=[{"end": "up", "value": 3, "double": False}],
                           last={"seat": 2, "tile": [6, 3], "end": "up"})
-        push(page, {"type": "event", "seq": 18, "event": {"kind": "play", "seat": 2, "tile": [6, 3], "end": "up"}, "view": cross})
+        push(page, events_frame(18, [{"kind": "play", "seat": 2, "tile": [6, 3], "end": "up"}], cross))
         page.wait_for_function("document.getElementById('announcer').textContent.includes('juega el 6-3 por arriba')", timeout=3000)
         assert page.errors == []
     finally:
