@@ -3,7 +3,7 @@ clears the old one, speech that never hides the board, phones (names, chips,
 stamps, badges, the target), seat layouts for 2 to 5 players from the real
 engine, and words that follow the language toggle.
 
-Scripted frames go through the fake WebSocket of tests/test_web_static.py.
+Scripted frames (protocol version 2) go through the fake WebSocket of tests/webfake.py.
 Effect times are recorded in the page (a MutationObserver) and compared by
 order only; the gaps are printed, never asserted. Screenshots go to artifacts/.
 """
@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 from test_web_static import (  # noqa: F401  (browser, base_url, server are fixtures)
-    FAKE_WS,
     assert_no_hscroll,
     base_url,
     browser,
@@ -27,11 +26,21 @@ from test_web_static import (  # noqa: F401  (browser, base_url, server are fixt
     match_over_view,
     mid_view,
     open_table,
-    push,
-    sent,
     server,
     shot,
     tranque_view,
+)
+from webfake import (
+    FAKE_WS,
+    events_frame,
+    human,
+    neighbour,
+    push,
+    said_frame,
+    sent,
+    sync_frame,
+    table_state,
+    welcome_frame,
 )
 
 from capicua.engine import Match, make_rules
@@ -75,8 +84,8 @@ def recorded(page) -> dict[str, Any]:
     return page.evaluate("window.__rec")
 
 
-def tranque_frames(seq: int) -> list[dict[str, Any]]:
-    """The batch of a blocking play: the play, everyone passes, the tranque, the hand's end."""
+def tranque_frame(seq: int) -> dict[str, Any]:
+    """The batch of a blocking play: the play, everyone passes, the tranque, the hand's end (seq to seq + 6)."""
     v = tranque_view()
     v["last"] = {"seat": 3, "tile": [3, 1], "end": "right"}
     events = [
@@ -85,7 +94,7 @@ def tranque_frames(seq: int) -> list[dict[str, Any]]:
         {"kind": "tranque"},
         {"kind": "hand_end", "result_kind": "tranque", **{k: v["result"][k] for k in ("seat", "team", "points", "pip_totals")}},
     ]
-    return [{"type": "event", "seq": seq + i, "event": ev, "view": v} for i, ev in enumerate(events)]
+    return events_frame(seq, events, v)
 
 
 def push_all(page, frames: list[dict[str, Any]]) -> None:
@@ -102,9 +111,8 @@ def test_the_end_of_a_hand_is_one_ordered_scene(browser, base_url):
         record(page)
         t0 = page.evaluate("performance.now()")
         # The server sends the neighbours' words right after the batch they talk about.
-        chat = {"type": "chat", "seq": 24, "seat": 2, "character": "cuca", "name": "Cuca", "moment": "tranque_won",
-                "es": "¡Tranque! A contar se ha dicho.", "en": "Blocked! Time to count."}
-        push_all(page, [*tranque_frames(18), chat])
+        said = said_frame(24, 2, "¡Tranque! A contar se ha dicho.", "Blocked! Time to count.", name="Cuca", phrase="tranque_won")
+        push_all(page, [tranque_frame(18), said])
         page.locator('[data-testid="libreta"]').wait_for(state="visible", timeout=8000)
         rec = recorded(page)
         first = rec["first"]
@@ -131,12 +139,12 @@ def test_a_match_end_scene_puts_the_match_banner_before_the_sheet(browser, base_
         record(page)
         over = match_over_view()
         over["match_result"] = dict(over["match_result"], viajera=True)
-        push_all(page, [
-            {"type": "event", "seq": 18, "event": {"kind": "play", "seat": 2, "tile": [3, 1], "end": "right"}, "view": over},
-            {"type": "event", "seq": 19, "event": {"kind": "domino", "seat": 2}, "view": over},
-            {"type": "event", "seq": 20, "event": {"kind": "hand_end", "result_kind": "domino", "seat": 2, "team": 0, "points": 63}, "view": over},
-            {"type": "event", "seq": 21, "event": {"kind": "match_end", "winner": 0, "pollona": True, "viajera": True}, "view": over},
-        ])
+        push(page, events_frame(18, [
+            {"kind": "play", "seat": 2, "tile": [3, 1], "end": "right"},
+            {"kind": "domino", "seat": 2},
+            {"kind": "hand_end", "result_kind": "domino", "seat": 2, "team": 0, "points": 63},
+            {"kind": "match_end", "winner": 0, "pollona": True, "viajera": True},
+        ], over))
         page.locator('[data-testid="match-over"]').wait_for(state="visible", timeout=10000)
         first = recorded(page)["first"]
         print({k: round(v) for k, v in first.items()})
@@ -157,13 +165,13 @@ def test_an_early_next_hand_leaves_nothing_of_the_old_one(browser, base_url, how
     ctx, page = open_table(browser, base_url, width=360, height=740)
     try:
         record(page)
-        push_all(page, tranque_frames(18))
+        push(page, tranque_frame(18))
         page.locator('[data-testid="banner"][data-kind="pass"]').first.wait_for(timeout=3000)
         # Quick: open the sheet and press "Siguiente mano" while the scene is still playing.
         page.click("#libreta-btn")
         page.click('[data-testid="next-hand"]')
         assert sent(page)[-1]["type"] == "next_hand"
-        frame = hand_start(25, 3, opener=1) if how == "hand_start" else {"type": "sync", "seq": 25, "view": hand_start_view(3, 1)}
+        frame = hand_start(25, 3, opener=1) if how == "hand_start" else sync_frame(25, hand_start_view(3, 1))
         t_new = page.evaluate("(f) => { const t = performance.now(); window.__push(f); return t; }", frame)
         page.wait_for_timeout(3500)  # longer than the old scene would still have taken
         rec = recorded(page)
@@ -191,10 +199,10 @@ def overlaps(a: dict[str, float], b: dict[str, float], slack: float = 0.5) -> bo
     return a["x"] < b["r"] - slack and b["x"] < a["r"] - slack and a["y"] < b["b"] - slack and b["y"] < a["b"] - slack
 
 
-LINES = [
-    (1, "pancho", "¡Capicúa! Eso no se aprende en los libros.", "Capicúa! You don't learn that from books."),
-    (2, "cuca", "¡Ay, qué lindo jugaste, mi cielo!", "Oh, how nicely you played, dear!"),
-    (3, "chucho", "¡Dale, que tengo un carro abierto en el taller!", "Come on, I've got a car open at the shop!"),
+LINES = [  # seat, name, moment, the line
+    (1, "Pancho", "capicua_own", "¡Capicúa! Eso no se aprende en los libros.", "Capicúa! You don't learn that from books."),
+    (2, "Cuca", "partner_good_play", "¡Ay, qué lindo jugaste, mi cielo!", "Oh, how nicely you played, dear!"),
+    (3, "Chucho", "hand_start", "¡Dale, que tengo un carro abierto en el taller!", "Come on, I've got a car open at the shop!"),
 ]
 
 
@@ -202,8 +210,8 @@ LINES = [
 def test_speech_never_hides_the_board(browser, base_url, width, height, board):
     ctx, page = open_table(browser, base_url, width=width, height=height, view=mid_view() if board == "mid" else long_view())
     try:
-        for seat, character, es, en in LINES:
-            push(page, {"type": "chat", "seq": 17, "seat": seat, "character": character, "es": es, "en": en})
+        for seat, name, moment, es, en in LINES:
+            push(page, said_frame(17, seat, es, en, name=name, phrase=moment))
         page.locator('[data-testid="chat-bubble"]').first.wait_for()
         page.wait_for_timeout(450)  # the pop-in animation and the board's re-fit
         tiles = rects(page, '[data-testid="board"] .line .tile') + rects(page, '[data-testid="board"] .end-badge')
@@ -220,14 +228,16 @@ def test_speech_never_hides_the_board(browser, base_url, width, height, board):
 
 
 PHONE_SEATS = [
-    {"seat": 0, "kind": "human", "name": "Ana"},
-    {"seat": 1, "kind": "bot", "name": "Pancho", "level": "dificil", "character": "pancho"},
-    {"seat": 2, "kind": "human", "name": "Maria Fernanda", "connected": False},
-    {"seat": 3, "kind": "bot", "name": "Chucho", "level": "botagorda", "character": "chucho"},
+    human(0, "Ana"),
+    neighbour(1, "Pancho", "pancho", "dificil"),
+    human(2, "Maria Fernanda", connected=False),
+    neighbour(3, "Chucho", "chucho", "botagorda"),
 ]
 
 
-def phone_table(browser, base_url, seats: list[dict[str, Any]], view: dict[str, Any], width: int = 360, height: int = 740):
+def phone_table(browser, base_url, seats: list[dict[str, Any]], view: dict[str, Any], width: int = 360, height: int = 740,
+                preset: str = "cubano", options: dict[str, Any] | None = None):
+    """The table page as seat 0 of a table with `seats` (the TABLE's), synced to `view` at seq 30."""
     ctx = browser.new_context(viewport={"width": width, "height": height})
     ctx.add_init_script(FAKE_WS)
     page = ctx.new_page()
@@ -236,8 +246,8 @@ def phone_table(browser, base_url, seats: list[dict[str, Any]], view: dict[str, 
     page.errors = errors  # type: ignore[attr-defined]
     page.goto(f"{base_url}/t/t_test")
     page.wait_for_function("window.__sent && window.__sent.length > 0")
-    push(page, {"type": "welcome", "seat": 0, "protocol": 1, "table": {"id": "t_test", "seats": seats}})
-    push(page, {"type": "sync", "seq": 30, "view": view})
+    push(page, welcome_frame(0, table_state(seats, preset, options)))
+    push(page, sync_frame(30, view))
     page.wait_for_function("document.body.dataset.phase !== 'loading'")
     page.wait_for_timeout(150)
     return ctx, page
@@ -288,8 +298,7 @@ def test_phone_names_chips_badges_and_the_target(browser, base_url):
             assert not overlaps({"x": tb["x"], "y": tb["y"], "r": tb["x"] + tb["width"], "b": tb["y"] + tb["height"]}, tool)
         shot(page, "scene-phone-seats-360.png")
         # ¡Paso! stamps stay on the screen, at every seat.
-        for s in (1, 2, 3):
-            push(page, {"type": "event", "seq": 31 + s, "event": {"kind": "pass", "seat": s, "numbers": [6, 1]}, "view": v})
+        push(page, events_frame(31, [{"kind": "pass", "seat": s, "numbers": [6, 1]} for s in (1, 2, 3)], v))
         for s in (1, 2, 3):
             stamp = page.locator(f'[data-testid="banner"][data-kind="pass"][data-seat="{s}"]')
             stamp.wait_for(timeout=3000)
@@ -319,8 +328,7 @@ def engine_table(preset: str, options: dict[str, Any], over: bool, seed: str = "
         assert seat is not None
         m.apply(seat, rng.choice(m.legal_moves()))
         plays += 1
-    seats = [{"seat": 0, "kind": "human", "name": "Ana"}]
-    seats += [{"seat": s, "kind": "bot", "name": NAMES[s][0], "level": "medio", "character": NAMES[s][1]} for s in range(1, m.rules.players)]
+    seats = [human(0, "Ana")] + [neighbour(s, *NAMES[s]) for s in range(1, m.rules.players)]
     return json.loads(json.dumps(m.view(0))), seats
 
 
@@ -341,7 +349,7 @@ def box_of(b: dict[str, float]) -> dict[str, float]:
 @pytest.mark.parametrize("preset,options", TABLES, ids=["2", "3", "4-pairs", "4-solo", "5"])
 def test_seat_layouts_from_the_engine(browser, base_url, width, height, preset, options):
     view, seats = engine_table(preset, options, over=False)
-    ctx, page = phone_table(browser, base_url, seats, view, width=width, height=height)
+    ctx, page = phone_table(browser, base_url, seats, view, width=width, height=height, preset=preset, options=options)
     try:
         n = view["rules"]["players"]
         name = f"scene-layout-{preset}{n}{'' if view['rules']['partnership'] else '-solo'}"
@@ -349,7 +357,7 @@ def test_seat_layouts_from_the_engine(browser, base_url, width, height, preset, 
             if over:
                 # The same table at the hand's end: every other hand face up at its seat.
                 view, _ = engine_table(preset, options, over=True)
-                push(page, {"type": "sync", "seq": 40, "view": view})
+                push(page, sync_frame(40, view))
                 page.locator('[data-testid="libreta"]').wait_for(state="visible")
                 page.click("#panel-close")
                 assert page.locator(".seat--revealed").count() == n - 1
@@ -385,8 +393,8 @@ def test_the_status_line_and_banners_follow_the_language_at_once(browser, base_u
     try:
         v = mid_view()
         v["turn"], v["legal"] = 3, []
-        push(page, {"type": "event", "seq": 18, "event": {"kind": "play", "seat": 2, "tile": [6, 3], "end": "left"}, "view": v})
-        push(page, {"type": "event", "seq": 19, "event": {"kind": "pass", "seat": 3, "numbers": [3, 1]}, "view": v})
+        push(page, events_frame(18, [{"kind": "play", "seat": 2, "tile": [6, 3], "end": "left"},
+                                     {"kind": "pass", "seat": 3, "numbers": [3, 1]}], v))
         stamp = page.locator('[data-testid="banner"][data-kind="pass"]')
         stamp.wait_for(timeout=3000)
         page.wait_for_function("document.getElementById('ticker').textContent.includes('Chucho pasa')")
@@ -403,8 +411,8 @@ def test_the_status_line_and_banners_follow_the_language_at_once(browser, base_u
 def test_the_sleeping_count_only_where_tiles_sleep(browser, base_url, preset, expected):
     m = Match(make_rules(preset), "sleep")
     m.start_hand(frozenset({0}))
-    seats = [{"seat": s, "kind": "human" if s == 0 else "bot", "name": f"P{s}"} for s in range(m.rules.players)]
-    ctx, page = phone_table(browser, base_url, seats, json.loads(json.dumps(m.view(0))), width=1280, height=800)
+    seats = [human(0, "P0")] + [neighbour(s, f"P{s}", None) for s in range(1, m.rules.players)]
+    ctx, page = phone_table(browser, base_url, seats, json.loads(json.dumps(m.view(0))), width=1280, height=800, preset=preset)
     try:
         sleeping = page.locator("#sleeping")
         if expected is None:
@@ -420,7 +428,7 @@ def test_a_declined_redeal_is_announced(browser, base_url):
     v["turn"], v["legal"] = 1, []
     ctx, page = open_table(browser, base_url, view=v)
     try:
-        push(page, {"type": "event", "seq": 18, "event": {"kind": "redeal_declined", "seat": 1}, "view": v})
+        push(page, events_frame(18, [{"kind": "redeal_declined", "seat": 1}], v))
         page.wait_for_function("document.getElementById('ticker').textContent.includes('Pancho no quiso dar agua')", timeout=2000)
         page.click('[data-testid="lang-toggle"]')
         assert "Pancho chose not to reshuffle" in page.locator("#ticker").inner_text()
