@@ -3,7 +3,8 @@ chooser of table.js): the double-nine cross drawn from real engine positions,
 draws shown one by one, ends chosen by their number or on the board, and
 neighbours' tiles flying from their seats.
 
-They reuse the fake server and fake websocket of test_web_static.py. Geometry
+They reuse the fake server of test_web_static.py and the fake websocket of
+webfake.py (protocol version 2). Geometry
 is read in the browser (getBoundingClientRect); animations are stepped by
 hand (Element.getAnimations), never timed. Screenshots go to artifacts/.
 """
@@ -17,19 +18,15 @@ from typing import Any
 
 import pytest
 from test_web_static import (  # noqa: F401  (server: a fixture base_url needs)
-    FAKE_WS,
     WELCOME,
     base_url,
-    base_view,
     browser,
     long_view,
     mid_view,
-    open_table,
-    push,
-    sent,
     server,
     shot,
 )
+from webfake import FAKE_WS, events_frame, push, push_together, sent, sync_frame
 
 from capicua.engine import Match, make_rules
 
@@ -87,7 +84,7 @@ def table_with(browser, base_url, view: dict[str, Any], width: int = 1280, heigh
     page.goto(f"{base_url}/t/t_test")
     page.wait_for_function("window.__sent && window.__sent.length > 0")
     push(page, WELCOME)
-    push(page, {"type": "sync", "seq": 40, "view": view})
+    push(page, sync_frame(40, view))
     page.wait_for_function("document.body.dataset.phase !== 'loading'")
     return ctx, page
 
@@ -127,7 +124,7 @@ def test_nine_cross_lines_start_at_their_doubles(browser, base_url, width, heigh
             view = nine_cross_view(seed, doubles, pick)
             # How long the page takes to take the frame and draw the table (the layout search included).
             ms = page.evaluate("(f) => { const t0 = performance.now(); window.__push(f); return performance.now() - t0; }",
-                               {"type": "sync", "seq": 41 + n, "view": view})
+                               sync_frame(41 + n, view))
             tiles = board_tiles(page)
             assert len(tiles) == 1 + sum(len(a) for a in view["arms"].values())
             by_key = {t["key"]: t for t in tiles}
@@ -195,7 +192,7 @@ def test_within_a_hand_the_cross_only_shrinks_and_stays_put(browser, base_url):
         kept = 0
         before: dict[str, tuple[float, float]] = {}
         for n, view in enumerate(views[1:]):
-            push(page, {"type": "sync", "seq": 41 + n, "view": view})
+            push(page, sync_frame(41 + n, view))
             tiles = {t["key"]: t for t in board_tiles(page)}
             sizes.append(min(min(t["x1"] - t["x0"], t["y1"] - t["y0"]) for t in tiles.values()))
             # Where each tile is, seen from the centre tile (the drawing as a whole recentres as it grows).
@@ -228,15 +225,14 @@ def turned_line_choice(seed: int) -> tuple[dict[str, Any], list[int]]:
     return v, tile
 
 
-GHOST_HALF_PIPS_JS = """([end]) => {
+GHOST_HALF_PIPS_JS = """([end, armLength, value]) => {
   // The ghost's half next to the end tile, and that tile's outer half: the pips each shows.
   const ghost = document.querySelector(`[data-testid=ghost][data-end="${end}"] .tile--ghost`);
-  // The drawn end: the line's last tile, or for a line not started yet the tile it hangs from.
-  const view = window.__capicua.view;
-  const arm = view.arms[end];
-  const from = end in {left: 1, right: 1, up: 1, down: 1} ? '[data-center]' : `[data-key="${arm.length ? '' : view.ends.find((e) => e.end === end).value + '-' + view.ends.find((e) => e.end === end).value}"]`;
-  const last = document.querySelector(arm.length
-    ? `[data-testid=board] .line .tile[data-arm="${end}"][data-index="${arm.length - 1}"]`
+  // The drawn end: the line's last tile, or for a line not started yet the tile it hangs from
+  // (the centre tile, or the double that opened it).
+  const from = end in {left: 1, right: 1, up: 1, down: 1} ? '[data-center]' : `[data-key="${value}-${value}"]`;
+  const last = document.querySelector(armLength
+    ? `[data-testid=board] .line .tile[data-arm="${end}"][data-index="${armLength - 1}"]`
     : `[data-testid=board] .line .tile${from}`);
   const rect = (el) => el.querySelector('.tile-face').getBoundingClientRect();
   const g = rect(ghost); const t = rect(last);
@@ -257,6 +253,13 @@ GHOST_HALF_PIPS_JS = """([end]) => {
 }"""
 
 
+def ghost_at(page, view: dict[str, Any], end: str) -> dict[str, Any]:
+    """GHOST_HALF_PIPS_JS for `end` of `view` (the view the test gave the page)."""
+    value = next(e["value"] for e in view["ends"] if e["end"] == end)
+    seen: dict[str, Any] = page.evaluate(GHOST_HALF_PIPS_JS, [end, len(view["arms"][end]), value])
+    return seen
+
+
 def test_ghosts_in_the_nine_cross_touch_their_ends(browser, base_url):
     view = nine_cross_view("cross-30", 3, pick_first)
     tile = [1, 3]
@@ -270,7 +273,7 @@ def test_ghosts_in_the_nine_cross_touch_their_ends(browser, base_url):
             assert set(page.eval_on_selector_all('[data-testid="ghost"]', "els => els.map(e => e.dataset.end)")) == ends
             assert sorted(page.eval_on_selector_all('[data-testid="end-choice"]', "els => els.map(e => e.textContent)")) == ["al doble 1", "al doble 3"]
             for end in sorted(ends):
-                seen = page.evaluate(GHOST_HALF_PIPS_JS, [end])
+                seen = ghost_at(page, view, end)
                 assert seen["gap"] <= 0.15 * seen["half"], (end, seen)
                 assert seen["ghostPips"] == values[end], (end, seen)
             shot(page, f"board-nine-cross-choice-{width}.png")
@@ -297,7 +300,7 @@ def test_ghosts_on_a_turned_line_name_and_play_their_end(browser, base_url, widt
         assert sorted(labels) == sorted(f"al {'doble ' if e['double'] else ''}{e['value']}" for e in view["ends"])
         assert page.locator('[data-testid="ghost"]').count() == 2
         for end in ("left", "right"):
-            seen = page.evaluate(GHOST_HALF_PIPS_JS, [end])
+            seen = ghost_at(page, view, end)
             print(f"{width}px ghost at {end} ({ends[end]['value']}): {seen}")
             assert seen["gap"] <= 0.15 * seen["half"], seen  # it touches the drawn end
             assert seen["ghostPips"] == ends[end]["value"] == seen["endPips"], seen
@@ -328,9 +331,9 @@ HOLD_FLIGHTS_JS = """
 """
 
 
-def batch_with_draws(seed: str, player: int, drawer: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def batch_with_draws(seed: str, player: int, drawer: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """A double-nine cross hand (first legal moves) up to a play by `player` after which `drawer`
-    draws; returns seat 0's view before it and the batch's frames (each with the view after it)."""
+    draws; returns seat 0's view before it and the batch's frame (with the view after it)."""
     match = Match(make_rules("double-nine-cross"), seed)
     match.start_hand()
     seq = 50
@@ -343,12 +346,12 @@ def batch_with_draws(seed: str, player: int, drawer: int) -> tuple[dict[str, Any
         if seat == player and len(draws) >= 3 and set(draws) == {drawer} and events[0]["kind"] == "play":
             after = match.view(0)
             first = seq - len(events) + 1
-            return before, [{"type": "event", "seq": first + i, "event": e, "view": after} for i, e in enumerate(events)]
+            return before, events_frame(first, events, after)
     raise AssertionError(f"{seed}: no such batch")
 
 
-def push_burst(page, frames: list[dict[str, Any]]) -> None:
-    page.evaluate("(fs) => fs.forEach((f) => window.__push(f))", frames)
+def draws_in(batch: dict[str, Any]) -> int:
+    return sum(1 for e in batch["events"] if e["event"]["kind"] == "draw")
 
 
 WATCH_JS = """([selector, read]) => {
@@ -392,14 +395,14 @@ def centre_in(r: dict[str, float], box: dict[str, float], slack: float = 4.0) ->
 
 @pytest.mark.parametrize("width,height", SIZES)
 def test_a_neighbours_draws_show_one_by_one(browser, base_url, width, height):
-    before, frames = batch_with_draws("draws-19", player=0, drawer=1)
+    before, batch = batch_with_draws("draws-19", player=0, drawer=1)
     ctx, page = table_with(browser, base_url, before, width, height)
     try:
         count = before["counts"][1]
-        k = sum(1 for f in frames if f["event"]["kind"] == "draw")
+        k = draws_in(batch)
         badge = '.seat[data-seat="1"] [data-testid="count-badge"]'
         page.evaluate(WATCH_JS, [badge, "return el.textContent"])
-        push_burst(page, frames)
+        push(page, batch)
         for i in range(k):
             # A face-down tile flies from the boneyard to the seat, which says "¡Roba!"...
             page.wait_for_function("(n) => window.__flights.filter((f) => f.kind === 'draw').length > n", arg=i)
@@ -424,15 +427,15 @@ def test_a_neighbours_draws_show_one_by_one(browser, base_url, width, height):
 
 
 def test_my_own_draws_reach_my_hand_one_by_one(browser, base_url):
-    before, frames = batch_with_draws("draws-2", player=3, drawer=0)
+    before, batch = batch_with_draws("draws-2", player=3, drawer=0)
     ctx, page = table_with(browser, base_url, before)
     try:
-        after = frames[0]["view"]
+        after = batch["view"]
         drawn = [a["draw"] for a in after["history"][len(before["history"]):] if a.get("draw")]
         assert len(drawn) >= 3 and all(isinstance(t, list) for t in drawn)  # my view names my drawn tiles
         visible = "return [...el.querySelectorAll('[data-testid=tile]')].filter((b) => b.style.visibility !== 'hidden').length"
         page.evaluate(WATCH_JS, ['[data-testid="my-hand"]', visible])
-        push_burst(page, frames)
+        push(page, batch)
         for i, tile in enumerate(drawn):
             page.wait_for_function("(n) => window.__flights.filter((f) => f.kind === 'draw').length > n", arg=i)
             flights = page.evaluate("window.__flights.map((f, i) => [f.kind, i])")
@@ -455,13 +458,21 @@ def test_my_own_draws_reach_my_hand_one_by_one(browser, base_url):
         ctx.close()
 
 
-def play_frame(seq: int, view: dict[str, Any], seat: int, tile: list[int], end: str, **extra: Any) -> dict[str, Any]:
+def play_frame(seq: int, view: dict[str, Any], seat: int, tile: list[int], end: str, replayed: bool = False) -> dict[str, Any]:
+    """`seat` plays `tile` at `end` of `view`: the frame of that change."""
     v = copy.deepcopy(view)
     v["arms"][end].append(tile)
     v["ends"] = [e if e["end"] != end else {"end": end, "value": tile[1], "double": tile[0] == tile[1]} for e in v["ends"]]
     v.update(last={"seat": seat, "tile": tile, "end": end}, turn=(seat + 1) % 4, legal=[])
     v["counts"][seat] -= 1
-    return {"type": "event", "seq": seq, "event": {"kind": "play", "seat": seat, "tile": tile, "end": end}, "view": v, **extra}
+    return events_frame(seq, [{"kind": "play", "seat": seat, "tile": tile, "end": end}], v, replayed)
+
+
+def visibility(page, selector: str) -> str:
+    """The computed visibility of `selector`, found and read in one task (the board may redraw
+    between two calls, and a replaced element has no computed style)."""
+    value: str = page.evaluate("(s) => getComputedStyle(document.querySelector(s)).visibility", selector)
+    return value
 
 
 def test_a_neighbours_tile_flies_from_its_seat_to_its_place(browser, base_url):
@@ -479,7 +490,7 @@ def test_a_neighbours_tile_flies_from_its_seat_to_its_place(browser, base_url):
         for k in ("x0", "y0", "x1", "y1"):
             assert abs(flight["end"][k] - place[k]) <= 1.5, (flight, place)
         # In the air, its place on the board is empty; it slams when it lands.
-        assert page.locator(tile).evaluate("(g) => getComputedStyle(g).visibility") == "hidden"
+        assert visibility(page, tile) == "hidden"
         page.evaluate("() => window.__flights[0].anim.currentTime = 150")
         shot(page, "board-flight-1280.png")
         land_flights(page, "play")
@@ -488,7 +499,7 @@ def test_a_neighbours_tile_flies_from_its_seat_to_its_place(browser, base_url):
         assert page.locator('[data-testid="flyer"]').count() == 0
         # My own play does not fly.
         v = copy.deepcopy(mid_view())
-        push(page, {"type": "sync", "seq": 42, "view": v})
+        push(page, sync_frame(42, v))
         push(page, play_frame(43, v, seat=0, tile=[1, 4], end="right"))
         page.wait_for_function("() => document.querySelector('[data-testid=board] .line .tile[data-key=\"1-4\"]')")
         page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
@@ -505,7 +516,7 @@ def test_replayed_frames_and_reduced_motion_do_not_fly(browser, base_url):
         page.wait_for_function("() => document.querySelector('[data-testid=board] .line .tile[data-key=\"3-6\"]')")
         page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
         assert page.evaluate("window.__flights.length") == 0
-        assert page.locator('[data-key="3-6"]').evaluate("(g) => getComputedStyle(g).visibility") == "visible"
+        assert visibility(page, '[data-testid="board"] .line .tile[data-key="3-6"]') == "visible"
     finally:
         ctx.close()
     ctx, page = table_with(browser, base_url, mid_view(), reduced_motion="reduce")
@@ -514,7 +525,7 @@ def test_replayed_frames_and_reduced_motion_do_not_fly(browser, base_url):
         page.wait_for_function("() => document.querySelector('[data-testid=board] .line .tile[data-key=\"3-6\"]')")
         page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
         assert page.evaluate("window.__flights.length") == 0
-        assert page.locator('[data-key="3-6"]').evaluate("(g) => getComputedStyle(g).visibility") == "visible"
+        assert visibility(page, '[data-testid="board"] .line .tile[data-key="3-6"]') == "visible"
         assert page.errors == []
     finally:
         ctx.close()
@@ -552,7 +563,7 @@ def test_dragging_a_tile_onto_a_ghost_plays_there(browser, base_url):
         assert page.locator('[data-testid="drag-tile"]').count() == 0
         assert page.locator('[data-testid="end-choice"]').count() == 0  # the release was no tap
         # Let go away from the ghosts: nothing is played, the choice stays open.
-        push(page, {"type": "sync", "seq": 41, "view": view})
+        push(page, sync_frame(41, view))
         x, y = tile_centre(page, key)
         page.mouse.move(x, y)
         page.mouse.down()
@@ -595,15 +606,15 @@ def test_dragging_with_a_finger_plays_too(browser, base_url):
 
 
 def test_a_sync_in_the_middle_of_draws_shows_the_table_as_it_is(browser, base_url):
-    before, frames = batch_with_draws("draws-19", player=0, drawer=1)
+    before, batch = batch_with_draws("draws-19", player=0, drawer=1)
     ctx, page = table_with(browser, base_url, before)
     try:
-        after = frames[0]["view"]
+        after = batch["view"]
         badge = '.seat[data-seat="1"] [data-testid="count-badge"]'
-        push_burst(page, frames)
+        push(page, batch)
         page.wait_for_function("() => window.__flights.some((f) => f.kind === 'draw')")
         assert page.locator(badge).inner_text() == str(before["counts"][1])
-        push(page, {"type": "sync", "seq": frames[-1]["seq"], "view": after})
+        push(page, sync_frame(batch["seq"], after))
         assert page.locator(badge).inner_text() == str(after["counts"][1])
         assert page.locator('[data-testid="flyer"]').count() == 0
         assert page.errors == []
@@ -614,16 +625,16 @@ def test_a_sync_in_the_middle_of_draws_shows_the_table_as_it_is(browser, base_ur
 def test_draws_behind_other_effects_wait_from_the_start(browser, base_url):
     """A batch that arrives while the last one's effects still play: its draws show one by one
     from the count before them, never the count after them first."""
-    before, frames = batch_with_draws("draws-19", player=0, drawer=1)
+    before, batch = batch_with_draws("draws-19", player=0, drawer=1)
     ctx, page = table_with(browser, base_url, before)
     try:
         count = before["counts"][1]
-        k = sum(1 for f in frames if f["event"]["kind"] == "draw")
+        k = draws_in(batch)
         badge = '.seat[data-seat="1"] [data-testid="count-badge"]'
         page.evaluate(WATCH_JS, [badge, "return el.textContent"])
         # A pass whose stamp holds the queue (its effect waits before the next), then the batch.
-        knock = {"type": "event", "seq": frames[0]["seq"] - 1, "event": {"kind": "pass", "seat": 3, "numbers": [1]}, "view": before}
-        push_burst(page, [knock, *frames])
+        knock = events_frame(batch["events"][0]["seq"] - 1, [{"kind": "pass", "seat": 3, "numbers": [1]}], before)
+        push_together(page, [knock, batch])
         for i in range(k):
             page.wait_for_function("(n) => window.__flights.filter((f) => f.kind === 'draw').length > n", arg=i)
             page.evaluate("(i) => window.__flights.filter((f) => f.kind === 'draw')[i].anim.finish()", i)
