@@ -4,7 +4,7 @@ The home and verify pages run against the real server (``live_server`` of
 tests/conftest.py): the games and their seat choices come from its
 ``/api/presets``, tables are really opened, and a real hand is verified. The
 result panel's keyboard focus and the table's error words use the fake
-websocket of tests/test_web_static.py. Screenshots go to artifacts/.
+websocket of tests/webfake.py (protocol version 2). Screenshots go to artifacts/.
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ from test_web_static import (
     match_over_view,
     mid_view,
     open_table,
-    push,
-    sent,
     shot,
     tranque_view,
 )
+from webfake import error_frame, events_frame, push, sent
 
 from capicua.engine import make_rules
 from capicua.engine.rules import PRESETS
@@ -35,7 +34,7 @@ server, base_url, browser = web.server, web.base_url, web.browser
 
 pytestmark = [pytest.mark.browser]
 LIVE = pytest.mark.xdist_group("home")  # tests on a live server (their own group: xdist balances groups)
-FAKE = pytest.mark.xdist_group("web")  # tests on the fake websocket of test_web_static
+FAKE = pytest.mark.xdist_group("web")  # tests on the fake websocket of webfake
 
 
 def seats_value(choice: dict[str, Any]) -> str:
@@ -259,8 +258,8 @@ def _play_first_hand(srv: Any, seed: str) -> tuple[str, dict[str, Any], Any]:
     tid, token = srv.table_with_seed(seed, bot_delay=(0.0, 0.0))
     c = srv.client()
     assert c.hello(tid, token)["type"] == "welcome"
-    start = c.until(lambda f: f.get("type") in ("event", "sync") and f["view"].get("seed_hash"))
-    drive(c, lambda f: f["type"] == "event" and f["event"]["kind"] == "hand_end")
+    start = c.until(lambda f: f.get("type") in ("events", "sync") and f["view"].get("seed_hash"))
+    drive(c, lambda f: f["type"] == "events" and any(e["event"]["kind"] == "hand_end" for e in f["events"]))
     return tid, start, c
 
 
@@ -281,7 +280,7 @@ def test_verify_page_says_the_hash_matches_and_draws_the_deal(browser: Any, live
     tid, start, c = _play_first_hand(srv, "verify-page-1")
     shown_hash = start["view"]["seed_hash"]
     table = srv.run(srv.tables.get(tid))
-    deal = table.match.record()["hands"][0]["deal"]
+    deal = table.core.match.record()["hands"][0]["deal"]
     seed = c.view["result"]["seed"]
     c.close()
     for width, height in [(1280, 800), (360, 740)]:
@@ -316,7 +315,7 @@ def test_verify_page_says_plainly_when_the_hand_is_not_over(browser: Any, live_s
     tid, token = srv.table_with_seed("verify-page-2", bot_delay=(0.0, 0.0))
     c = srv.client()
     assert c.hello(tid, token)["type"] == "welcome"
-    c.until(lambda f: f.get("type") in ("event", "sync") and f["view"].get("phase") == "play")
+    c.until(lambda f: f.get("type") in ("events", "sync") and f["view"].get("phase") == "play")
     ctx, page = verify_page(browser, f"{srv.base}/verify?table={tid}&hand=1")
     try:
         err = page.locator('[data-testid="verify-error"]')
@@ -374,7 +373,7 @@ def test_result_panel_takes_the_focus_and_enter_plays_on(browser: Any, base_url:
     ctx, page = open_table(browser, base_url)
     try:
         page.locator('[data-testid="tile"][data-playable="true"]').first.focus()
-        push(page, {"type": "event", "seq": 18, "event": {"kind": "hand_end", "result_kind": "tranque"}, "view": tranque_view()})
+        push(page, events_frame(18, [{"kind": "hand_end", "result_kind": "tranque"}], tranque_view()))
         page.locator('[data-testid="libreta"]').wait_for(state="visible", timeout=5000)
         page.wait_for_function("document.activeElement && document.activeElement.id === 'next-hand'", timeout=3000)
         page.keyboard.press("Enter")
@@ -382,11 +381,11 @@ def test_result_panel_takes_the_focus_and_enter_plays_on(browser: Any, base_url:
         # The next hand closes the panel and gives the focus back to the hand.
         v = mid_view()
         v.update(hand_number=3)
-        push(page, {"type": "event", "seq": 19, "event": {"kind": "hand_start", "hand_number": 3, "opener": 0}, "view": v})
+        push(page, events_frame(19, [{"kind": "hand_start", "hand_number": 3, "opener": 0}], v))
         page.locator('[data-testid="libreta"]').wait_for(state="hidden", timeout=5000)
         assert page.evaluate("document.activeElement.dataset.testid") == "tile"
         # After the match, the default action is "Jugar otra".
-        push(page, {"type": "event", "seq": 20, "event": {"kind": "match_end", "winner": 0, "pollona": True, "viajera": False}, "view": match_over_view()})
+        push(page, events_frame(20, [{"kind": "match_end", "winner": 0, "pollona": True, "viajera": False}], match_over_view()))
         page.locator('[data-testid="match-over"]').wait_for(state="visible", timeout=5000)
         page.wait_for_function("document.activeElement && document.activeElement.id === 'play-again'", timeout=3000)
         assert page.errors == []
@@ -411,11 +410,11 @@ def test_table_errors_are_words_not_the_server_message(browser: Any, base_url: s
         english = "KeyError: traceback for developers"
         for code, spanish in [("some_new_code", "Algo salió mal en la mesa"), ("paused", "no cambió nada"),
                               ("too_many", "demasiadas pestañas"), ("watcher", "los mirones son de palo")]:
-            push(page, {"type": "error", "code": code, "message": english, "seq": 17})
+            push(page, error_frame(code, english, 17))
             toast = page.locator(f'[data-testid="toast"][data-code="{code}"]')
             assert spanish in toast.inner_text() and english not in toast.inner_text(), code
         page.click('[data-testid="lang-toggle"]')
-        push(page, {"type": "error", "code": "paused", "message": english, "seq": 17})
+        push(page, error_frame("paused", english, 17))
         assert "nothing changed" in page.locator('[data-testid="toast"][data-code="paused"]').last.inner_text()
     finally:
         ctx.close()
