@@ -91,17 +91,19 @@ class LiveServer:
     def table_with_seed(
         self, seed: str, bot_delay: tuple[float, float] | None = None, preset: str = "cubano", options: Any = None
     ) -> tuple[str, str]:
-        """A table with a chosen match seed (seat 0 human): returns (table_id, token)."""
-        from capicua.server.tables import Seat
+        """A table with a chosen match seed (seat 0 a guest, the rest botagorda
+        neighbours): returns (table_id, token)."""
+        from capicua.engine import make_rules
 
-        token = "tok-" + seed
-        import hashlib
-
-        seats = [Seat(0, "human", "Ana", token_hash=hashlib.sha256(token.encode()).hexdigest())]
-        for i, ch in enumerate(("cuca", "pancho", "yoli"), start=1):
-            seats.append(Seat(i, "bot", ch.title(), level="botagorda", character=ch))
-        table = self.run(self.tables.create(preset, options or {}, seats, seed=seed, bot_delay=bot_delay))
-        return table.id, token
+        guest, token = self.run(self.app.state.guests.sign_in("Ana", None))
+        players = make_rules(preset, **(options or {})).players
+        seats: list[dict[str, Any]] = [
+            {"seat": 0, "kind": "human", "name": "Ana", "player": guest.player, "level": "medio", "character": "mima"}
+        ]
+        for i, ch in zip(range(1, players), ("cuca", "pancho", "yoli", "fefa"), strict=False):
+            seats.append({"seat": i, "kind": "bot", "name": ch.title(), "level": "botagorda", "character": ch})
+        shell = self.run(self.tables.open(preset, options or {}, seats, seed=seed))
+        return shell.id, token
 
 
 @pytest.fixture
@@ -143,10 +145,14 @@ class WSClient:
     def recv(self, timeout: float = RECV_TIMEOUT) -> dict[str, Any]:
         f = json.loads(self.ws.recv(timeout=timeout))
         self.frames.append(f)
-        if f.get("type") in ("event", "sync"):
+        if f.get("type") in ("events", "sync"):
             self.seq = f["seq"]
             self.view = f["view"]
         return dict(f)
+
+    def events(self) -> list[dict[str, Any]]:
+        """Every game event received so far, in order."""
+        return [e["event"] for f in self.frames if f.get("type") == "events" for e in f["events"]]
 
     def until(self, pred: Callable[[dict[str, Any]], bool], limit: int = 5000) -> dict[str, Any]:
         for _ in range(limit):
@@ -193,10 +199,12 @@ def drive(c: Any, stop: Any, choose: Any = None) -> dict[str, Any]:
                 return f
         if f["type"] == "error":
             raise AssertionError(f"unexpected error {f}")
-        if f["type"] == "event" and f["event"]["kind"] == "play" and f["event"]["seat"] == c.view["seat"]:
+        if f["type"] == "events" and any(
+            e["event"]["kind"] == "play" and e["event"]["seat"] == c.view["seat"] for e in f["events"]
+        ):
             waiting = False
         v = c.view
-        if v is None or f["type"] not in ("event", "sync"):
+        if v is None or f["type"] not in ("events", "sync"):
             continue
         if not waiting and c.my_turn():
             move = choose(v) if choose else v["legal"][0]

@@ -10,6 +10,7 @@ scripts are printed (measured, not asserted).
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -36,9 +37,27 @@ def _phase(page: Any) -> str:
     return str(page.evaluate("document.body.dataset.phase || ''"))
 
 
+class WireView:
+    """The last VIEW the page received over its websocket (what the server said,
+    read off the wire: the page has no test hook)."""
+
+    def __init__(self, page: Any) -> None:
+        self.view: dict[str, Any] | None = None
+        page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+
+    def _frame(self, payload: Any) -> None:
+        try:
+            frame = json.loads(payload)
+        except (TypeError, ValueError):
+            return
+        if isinstance(frame, dict) and frame.get("type") in ("events", "sync"):
+            self.view = frame["view"]
+
+
 def play_match(page: Any, base: str, label: str, target: int = 50, tap: bool = False) -> dict[str, Any]:
     """Home → Jugar → a whole match. Returns measurements."""
     sizes: dict[str, int] = {}
+    wire = WireView(page)
 
     def on_response(resp: Any) -> None:
         if resp.url.startswith(base) and "/api/" not in resp.url and "/ws" not in resp.url:
@@ -79,7 +98,7 @@ def play_match(page: Any, base: str, label: str, target: int = 50, tap: bool = F
             break
         nxt = page.locator("[data-testid=next-hand]:visible")
         if phase == "hand_over" and nxt.count():
-            hands_seen.add(str(page.evaluate("window.__capicua && window.__capicua.view && window.__capicua.view.hand_number")))
+            hands_seen.add(str(wire.view and wire.view["hand_number"]))
             (nxt.first.tap() if tap else nxt.first.click())
             page.wait_for_function("document.body.dataset.phase !== 'hand_over'", timeout=30_000)
             continue
@@ -118,7 +137,7 @@ def play_match(page: Any, base: str, label: str, target: int = 50, tap: bool = F
     page.wait_for_selector("[data-testid=match-over]", state="visible", timeout=30_000)
     page.wait_for_timeout(500)
     page.screenshot(path=str(ARTIFACTS / f"{label}-final.png"), full_page=False)
-    view = page.evaluate("window.__capicua && window.__capicua.view")
+    view = wire.view
     return {
         "first_tile_s": None if first_tile is None else first_tile - t0,
         "first_tile_from_table_s": None if first_tile is None else first_tile - t_table,

@@ -13,6 +13,7 @@ printed (measured, not asserted).
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -80,12 +81,27 @@ async def play_my_tile(page: Any, before: int) -> bool:
     return True
 
 
+def watch_views(page: Any, out: dict[str, Any]) -> None:
+    """Keep in ``out["view"]`` the last VIEW the page received over its websocket."""
+
+    def frame(payload: Any) -> None:
+        try:
+            f = json.loads(payload)
+        except (TypeError, ValueError):
+            return
+        if isinstance(f, dict) and f.get("type") in ("events", "sync"):
+            out["view"] = f["view"]
+
+    page.on("websocket", lambda ws: ws.on("framereceived", frame))
+
+
 async def play_match(browser: Any, base: str, preset: str) -> dict[str, Any]:
     ctx = await browser.new_context(viewport={"width": 1280, "height": 800})
     page = await ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    out: dict[str, Any] = {"errors": errors, "plays": 0, "hands": 0, "enter_without_focus": 0}
+    out: dict[str, Any] = {"errors": errors, "plays": 0, "hands": 0, "enter_without_focus": 0, "view": None}
+    watch_views(page, out)
     t0 = time.monotonic()
     try:
         await open_table(page, base, preset)
@@ -114,11 +130,10 @@ async def play_match(browser: Any, base: str, preset: str) -> dict[str, Any]:
         if errors:
             raise RuntimeError(f"the page failed: {errors[0]}")
         await page.locator("[data-testid=match-over]").wait_for(state="visible", timeout=30_000)
-        out["view"] = await page.evaluate("window.__capicua && window.__capicua.view")
         await page.screenshot(path=str(ARTIFACTS / f"e2e-preset-{preset}.png"))
     except Exception as exc:  # reported by the preset's own test
         out["failure"] = f"{type(exc).__name__}: {exc}; last seen {out.get('last')}"
-        out["stuck_view"] = await page.evaluate("window.__capicua && window.__capicua.view")
+        out["stuck_view"] = out["view"]
         await page.screenshot(path=str(ARTIFACTS / f"e2e-preset-{preset}-stuck.png"))
     finally:
         out["seconds"] = time.monotonic() - t0

@@ -4,6 +4,7 @@ match driven through the socket, and the HTTP API."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 from urllib.parse import urlencode
@@ -17,6 +18,14 @@ from capicua.store import Store
 pytestmark = pytest.mark.xdist_group("server")
 
 FROZEN = (1e6, 1e6)  # bots that never get to move during a test
+
+
+def has_event(f: dict[str, Any], kind: str) -> bool:
+    return f.get("type") == "events" and any(e["event"]["kind"] == kind for e in f["events"])
+
+
+def event_of(f: dict[str, Any], kind: str) -> dict[str, Any]:
+    return next(e["event"] for e in f["events"] if e["event"]["kind"] == kind)
 
 
 def seed_with_opener(opener: int, preset: str = "cubano") -> str:
@@ -33,7 +42,7 @@ def seed_with_opener(opener: int, preset: str = "cubano") -> str:
 
 def test_http_api(live_server: Any) -> None:
     srv = live_server()
-    assert srv.get("/healthz").json() == {"ok": True}
+    assert srv.get("/healthz").json() == {"ok": True, "store": "ok"}
     presets = srv.get("/api/presets").json()
     assert "cubano" in [p["name"] for p in presets["presets"]]
     roster = srv.get("/api/neighbours").json()["neighbours"]
@@ -128,13 +137,21 @@ def test_malformed_too_large_too_fast_unauthorized_unknown_table(live_server: An
     assert c.error()["code"] == "unknown_table"
     c.send({"type": "hello", "table": t["table_id"], "token": "not-the-token"})
     assert c.error()["code"] == "unauthorized"
-    c.send({"type": "hello", "table": t["table_id"]})
-    assert c.error()["code"] == "unauthorized"
     # The socket still works after all those errors.
     c.send({"type": "ping"})
     assert c.until(lambda f: f["type"] in ("pong", "error"))["type"] == "pong"
     assert c.hello(t["table_id"], t["token"])["type"] == "welcome"
     c.close()
+    # A hello without a token watches: no seat, the public view, and it cannot act.
+    w = srv.client()
+    w.send({"type": "hello", "table": t["table_id"]})
+    welcome = w.until(lambda f: f["type"] in ("welcome", "error"))
+    assert welcome["type"] == "welcome" and welcome["seat"] is None
+    sync = w.until(lambda f: f["type"] == "sync")
+    assert "hand" not in sync["view"]
+    w.send({"type": "next_hand", "seq": sync["seq"]})
+    assert w.error()["code"] == "watcher"
+    w.close()
     # too_fast: a limiter of 3 frames per hour makes the 4th frame too fast.
     srv2 = live_server(rate_limit=(3, 3600.0))
     c2 = srv2.client()
@@ -147,13 +164,13 @@ def test_malformed_too_large_too_fast_unauthorized_unknown_table(live_server: An
 
 
 def test_illegal_stale_bad_phase_change_nothing(live_server: Any) -> None:
-    srv = live_server()
     # Seat 0 opens (the draw picks it): bots frozen so that nothing moves by itself.
-    tid, token = srv.table_with_seed(seed_with_opener(0), bot_delay=FROZEN)
+    srv = live_server(bot_delay=FROZEN)
+    tid, token = srv.table_with_seed(seed_with_opener(0))
     c = srv.client()
     assert c.hello(tid, token)["type"] == "welcome"
-    c.until(lambda f: f["type"] == "event" and f["event"]["kind"] == "hand_start")
-    start = c.until(lambda f: f["type"] == "event" and f["view"]["turn"] == 0) if not c.my_turn() else c.frames[-1]
+    c.until(lambda f: has_event(f, "hand_start"))
+    start = c.until(lambda f: f["type"] == "events" and f["view"]["turn"] == 0) if not c.my_turn() else c.frames[-1]
     seq, view = c.seq, c.view
     assert view["turn"] == 0 and view["opener"] == 0
     not_mine = next(t for t in ([a, b] for a in range(10) for b in range(a, 10)) if t not in view["hand"])
@@ -178,19 +195,20 @@ def test_illegal_stale_bad_phase_change_nothing(live_server: Any) -> None:
     assert start is not None
     # A legal play goes through and moves the table on by one event (bots frozen).
     c.send({"type": "play", "seq": seq, "tile": view["legal"][0]["tile"], "end": None})
-    ev = c.until(lambda f: f["type"] == "event")
-    assert ev["seq"] == seq + 1 and ev["event"] == {"kind": "play", "seat": 0, "tile": view["legal"][0]["tile"], "end": None}
+    ev = c.until(lambda f: f["type"] == "events")
+    assert ev["seq"] == seq + 1
+    assert ev["events"] == [{"seq": seq + 1, "event": {"kind": "play", "seat": 0, "tile": view["legal"][0]["tile"], "end": None}}]
     c.close()
     c2.close()
 
 
 def test_out_of_turn(live_server: Any) -> None:
-    srv = live_server()
     # Seat 1 (a rival bot) is drawn to open; the bots are frozen, so it stays seat 1's turn.
-    tid, token = srv.table_with_seed(seed_with_opener(1), bot_delay=FROZEN)
+    srv = live_server(bot_delay=FROZEN)
+    tid, token = srv.table_with_seed(seed_with_opener(1))
     c = srv.client()
     c.hello(tid, token)
-    c.until(lambda f: f["type"] == "event" and f["event"]["kind"] == "hand_start")
+    c.until(lambda f: has_event(f, "hand_start"))
     assert c.view["turn"] == 1 and c.view["legal"] == []
     c.send({"type": "play", "seq": c.seq, "tile": c.view["hand"][0], "end": None})
     err = c.error()
@@ -199,13 +217,13 @@ def test_out_of_turn(live_server: Any) -> None:
 
 
 def test_first_opener_substitution_partner_of_a_bot_opens(live_server: Any) -> None:
-    srv = live_server()
     # The draw picks seat 2 (the bot partner); the connected human in seat 0 opens instead.
-    tid, token = srv.table_with_seed(seed_with_opener(2), bot_delay=FROZEN)
+    srv = live_server(bot_delay=FROZEN)
+    tid, token = srv.table_with_seed(seed_with_opener(2))
     c = srv.client()
     c.hello(tid, token)
-    ev = c.until(lambda f: f["type"] == "event" and f["event"]["kind"] == "hand_start")
-    assert ev["event"]["opener"] == 0 and ev["event"]["opener_drawn"] == 2
+    ev = event_of(c.until(lambda f: has_event(f, "hand_start")), "hand_start")
+    assert ev["opener"] == 0 and ev["opener_drawn"] == 2
     assert c.view["turn"] == 0 and c.view["legal"]
     c.close()
 
@@ -219,7 +237,8 @@ def test_resync_after_a_dropped_connection(live_server: Any) -> None:
     c = srv.client()
     c.hello(t["table_id"], t["token"])
     # Play until our first play is acknowledged, then drop the socket at once.
-    mine = drive(c, lambda f: f["type"] == "event" and f["event"]["kind"] == "play" and f["event"]["seat"] == 0)
+    mine = drive(c, lambda f: f["type"] == "events" and any(
+        e["event"]["kind"] == "play" and e["event"]["seat"] == 0 for e in f["events"]))
     last = mine["seq"]
     c.close()
     c2 = srv.client()
@@ -227,17 +246,18 @@ def test_resync_after_a_dropped_connection(live_server: Any) -> None:
     got: list[dict[str, Any]] = []
 
     def settled(f: dict[str, Any]) -> bool:
-        if f["type"] in ("event", "sync"):
+        if f["type"] in ("events", "sync"):
             got.append(f)
         v = f.get("view")
         return bool(v) and (v["turn"] == 0 or v["phase"] != "play")
 
     c2.until(settled)
     c2.settle()
-    # Either the missed events in order, numbered on from last_seq, or a fresh sync.
-    if got[0]["type"] == "event":
-        assert [f["seq"] for f in got] == list(range(last + 1, last + 1 + len(got)))
-        assert all(f.get("replayed") for f in got[:1])
+    # Either the missed events in order, numbered on from last_seq, or (nothing missed) a sync.
+    if got[0]["type"] == "events":
+        seqs = [e["seq"] for f in got for e in f["events"]]
+        assert seqs == list(range(last + 1, last + 1 + len(seqs)))
+        assert got[0].get("replayed") is True
     # And what the client ends up with is exactly a fresh sync.
     c3 = srv.client()
     c3.hello(t["table_id"], t["token"])
@@ -248,8 +268,8 @@ def test_resync_after_a_dropped_connection(live_server: Any) -> None:
 
 
 def test_resync_with_missed_events_and_a_fresh_sync_when_too_old(live_server: Any) -> None:
-    srv = live_server()
-    tid, token = srv.table_with_seed(seed_with_opener(0), bot_delay=FROZEN)
+    srv = live_server(bot_delay=FROZEN)
+    tid, token = srv.table_with_seed(seed_with_opener(0))
     c = srv.client()
     c.hello(tid, token)
     c.until(lambda f: f.get("view") and f["view"]["turn"] == 0)
@@ -260,26 +280,26 @@ def test_resync_with_missed_events_and_a_fresh_sync_when_too_old(live_server: An
     c2.hello(tid, token, last_seq=first)
     c2.until(lambda f: f["type"] == "sync")
     c2.send({"type": "play", "seq": first, **c2.view["legal"][0]})
-    c2.until(lambda f: f["type"] == "event" and f["seq"] == first + 1)
+    c2.until(lambda f: f["type"] == "events" and f["seq"] == first + 1)
     c2.close()
     c3 = srv.client()
     c3.hello(tid, token, last_seq=first)
-    f = c3.until(lambda f: f["type"] in ("event", "sync"))
-    assert f["type"] == "event" and f["seq"] == first + 1 and f["replayed"] is True
-    assert f["event"]["kind"] == "play" and f["event"]["seat"] == 0
+    f = c3.until(lambda f: f["type"] in ("events", "sync"))
+    assert f["type"] == "events" and f["seq"] == first + 1 and f["replayed"] is True
+    assert [e["event"]["kind"] for e in f["events"]] == ["play"] and f["events"][0]["event"]["seat"] == 0
     c3.close()
     # Shrink the table's history: a client that missed more than it holds gets a sync.
     from collections import deque
 
-    table = srv.run(srv.tables.get(tid))
+    shell = srv.run(srv.tables.get(tid))
 
     async def shrink() -> None:
-        table.history = deque(list(table.history)[-0:], maxlen=0)
+        shell.core.history = deque(maxlen=0)
 
     srv.run(shrink())
     c4 = srv.client()
     c4.hello(tid, token, last_seq=first)
-    f = c4.until(lambda f: f["type"] in ("event", "sync"))
+    f = c4.until(lambda f: f["type"] in ("events", "sync"))
     assert f["type"] == "sync" and f["seq"] == first + 1
     c4.close()
 
@@ -296,18 +316,20 @@ def test_a_whole_match_through_the_websocket(live_server: Any) -> None:
     seqs: list[int] = []
 
     def stop(f: dict[str, Any]) -> bool:
-        if f["type"] == "chat":
+        if f["type"] == "said":
             chats.append(f)
-        if f["type"] == "event":
-            seqs.append(f["seq"])
-        return f["type"] == "event" and f["event"]["kind"] == "match_end"
+        if f["type"] == "events":
+            seqs.extend(e["seq"] for e in f["events"])
+        return has_event(f, "match_end")
 
     end = drive(c, stop)
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
     v = end["view"]
     assert v["phase"] == "match_over" and max(v["scores"]) >= 50 and v["match_result"]["winner"] in (0, 1)
+    assert chats
     for ch in chats:
-        assert set(ch) >= {"seq", "seat", "character", "es", "en"} and ch["seat"] != 0
+        assert set(ch) >= {"seq", "seat", "phrase", "es", "en", "by", "name"} and ch["seat"] != 0
+        assert ch["by"] == "neighbour"
     assert srv.get(f"/api/tables/{t['table_id']}").json()["status"] == "finished"
     # The store holds the finished record, and it replays to the same result.
     store = Store(srv.database_url)
@@ -326,8 +348,8 @@ def test_hand_end_events_and_revealed_hands(live_server: Any) -> None:
     t = srv.new_table()
     c = srv.client()
     c.hello(t["table_id"], t["token"])
-    end = drive(c, lambda f: f["type"] == "event" and f["event"]["kind"] == "hand_end")
-    ev, v = end["event"], end["view"]
+    end = drive(c, lambda f: has_event(f, "hand_end"))
+    ev, v = event_of(end, "hand_end"), end["view"]
     assert ev["result_kind"] in ("domino", "tranque", "tie") and ev["seed"]
     assert v["revealed"] is not None and len(v["revealed"]) == 4
     from capicua.engine import seed_hash
@@ -337,34 +359,40 @@ def test_hand_end_events_and_revealed_hands(live_server: Any) -> None:
 
 
 def test_a_bots_only_table_plays_a_whole_match(live_server: Any) -> None:
-    from capicua.server.tables import Seat
-
     srv = live_server()
-    seats = [Seat(i, "bot", n, level="random", character=n.lower()) for i, n in enumerate(("Cuca", "Pancho", "Yoli", "Chucho"))]
-    table = srv.run(srv.tables.create("cubano", {"target": 50}, seats, seed="bots-only"))
-    srv.run(table.over.wait())
-    assert table.match.phase == "match_over" and max(table.match.scores) >= 50
+    seats = [{"seat": i, "kind": "bot", "name": n, "level": "random", "character": n.lower()}
+             for i, n in enumerate(("Cuca", "Pancho", "Yoli", "Chucho"))]
+    shell = srv.run(srv.tables.open("cubano", {"target": 50}, seats, seed="bots-only"))
+
+    async def finished() -> None:
+        while shell.core.status != "finished":
+            await asyncio.sleep(0.05)
+
+    srv.run(asyncio.wait_for(finished(), 60))
+    m = shell.core.match
+    assert m.phase == "match_over" and max(m.scores) >= 50
     store = Store(srv.database_url)
-    assert replay(store.load_match(table.id)["record"]).scores == table.match.scores
+    assert replay(store.load_match(shell.id)["record"]).scores == m.scores
     store.close()
 
 
-def test_a_finished_table_is_unloaded_and_loads_again(live_server: Any) -> None:
-    srv = live_server()
+def test_an_idle_table_leaves_memory_and_loads_again(live_server: Any) -> None:
+    srv = live_server(idle_s=0.3)
     t = srv.new_table(options={"target": 50})
     c = srv.client()
     c.hello(t["table_id"], t["token"])
-    end = drive(c, lambda f: f["type"] == "event" and f["event"]["kind"] == "match_end")
-    table = srv.run(srv.tables.get(t["table_id"]))
+    end = drive(c, lambda f: has_event(f, "match_end"))
     c.close()
 
-    async def gone() -> bool:
-        if table.task is not None:
-            await table.task  # the actor ends once the last socket left
-        return t["table_id"] not in srv.tables.tables
+    async def gone() -> None:
+        while t["table_id"] in srv.tables.shells:
+            await asyncio.sleep(0.05)
 
-    assert srv.run(gone())
-    # A later hello loads the finished match from the store.
+    srv.run(asyncio.wait_for(gone(), 20))
+    # A GET of the finished match answers from the store and does not load it.
+    assert srv.get(f"/api/tables/{t['table_id']}").json()["status"] == "finished"
+    assert t["table_id"] not in srv.tables.shells
+    # A later hello loads the finished match from its log.
     c2 = srv.client()
     c2.hello(t["table_id"], t["token"])
     sync = c2.until(lambda f: f["type"] == "sync")

@@ -118,7 +118,7 @@ def test_serve_runs_with_its_arguments(process: dict[str, Any]) -> None:
     c = WSClient(f"ws://127.0.0.1:{process['port']}/ws")
     c.hello(t["table_id"], t["token"])
     # --bot-delay 0: the neighbours play at once, so the first hand reaches seat 0 or its end.
-    c.until(lambda f: f["type"] in ("event", "sync") and (c.my_turn() or f["view"]["phase"] != "play"))
+    c.until(lambda f: f["type"] in ("events", "sync") and (c.my_turn() or f["view"]["phase"] != "play"))
     c.close()
     assert "DEBUG" in process["log"].read_text() or "debug" in process["log"].read_text().lower()  # --log-level
 
@@ -205,7 +205,7 @@ def test_bad_input_never_writes_a_traceback(process: dict[str, Any]) -> None:
     _raw(port, b"GET /nowhere HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
     # The server is still well, and its log holds no traceback.
-    assert httpx.get(base + "/healthz", timeout=10).json() == {"ok": True}
+    assert httpx.get(base + "/healthz", timeout=10).json() == {"ok": True, "store": "ok"}
     time.sleep(0.3)  # let the server log the last closes
     text = log.read_text(errors="replace")
     print(json.dumps(answers))

@@ -112,7 +112,7 @@ def test_half_open_connections_are_closed(bot_pool: Any, tmp_path: Any) -> None:
         with socket.create_connection(("127.0.0.1", port), timeout=RECV_TIMEOUT) as s:
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             got = b""
-            while not got.endswith(b'{"ok":true}'):
+            while not got.endswith(b'"store":"ok"}'):
                 got += s.recv(65536)
             assert got.startswith(b"HTTP/1.1 200")
             s.sendall(b"GET /healthz HTTP/1.1\r\n")
@@ -134,7 +134,7 @@ def test_table_creation_is_limited_per_client(live_server: Any) -> None:
     r = srv.post("/api/tables", {"nickname": "Ana"})
     assert r.status_code == 429 and r.json()["error"]["code"] == "too_fast"
     assert int(r.headers["Retry-After"]) >= 3000
-    assert len(srv.tables.tables) == 3
+    assert len(srv.tables.shells) == 3
 
 
 # ------------------------------------------------------------------- sockets
@@ -224,25 +224,33 @@ def test_presets_carry_their_seat_choices(live_server: Any) -> None:
 
 
 def test_summary_dates_and_a_finished_match_stays_in_the_store(live_server: Any) -> None:
+    import asyncio
     from datetime import datetime
-
-    from capicua.server.tables import Seat
 
     srv = live_server()
     t = srv.new_table()
     summary = srv.get(f"/api/tables/{t['table_id']}").json()
     created = datetime.fromisoformat(summary["created_at"])
     assert created.tzinfo is not None and datetime.fromisoformat(summary["updated_at"]) >= created
-    seats = [Seat(i, "bot", n, level="random", character=n.lower()) for i, n in enumerate(("Cuca", "Pancho", "Yoli", "Chucho"))]
-    table = srv.run(srv.tables.create("cubano", {"target": 50}, seats, seed="finished-in-store"))
-    srv.run(table.over.wait())
-    live = table.summary()
-    srv.tables.forget(table)
+    seats = [{"seat": i, "kind": "bot", "name": n, "level": "random", "character": n.lower()}
+             for i, n in enumerate(("Cuca", "Pancho", "Yoli", "Chucho"))]
+    shell = srv.run(srv.tables.open("cubano", {"target": 50}, seats, seed="finished-in-store"))
+
+    async def finished() -> None:
+        while shell.core.status != "finished":
+            await asyncio.sleep(0.05)
+        srv.tables.forget(shell)
+        await shell.stop()
+
+    srv.run(asyncio.wait_for(finished(), 60))
+    live = shell.core.summary()
     for _ in range(5):
-        got = srv.get(f"/api/tables/{table.id}").json()
-        assert table.id not in srv.tables.tables  # read from the store, not loaded as a table
-    assert got["status"] == "finished" and got["scores"] == live["scores"] and got["seq"] == live["seq"]
-    assert got["match_result"] == live["match_result"] and got["seats"] == live["seats"]
+        got = srv.get(f"/api/tables/{shell.id}").json()
+        assert shell.id not in srv.tables.shells  # read from the store, not loaded as a table
+    assert got["status"] == "finished" and got["scores"] == live["scores"]
+    assert got["match_result"] == live["match_result"]
+    assert [(s["seat"], s["kind"], s["name"]) for s in got["seats"]] == [
+        (s["seat"], s["kind"], s["name"]) for s in live["seats"]]
     assert datetime.fromisoformat(got["updated_at"]) >= datetime.fromisoformat(got["created_at"])
     print(json.dumps({k: got[k] for k in ("created_at", "updated_at")}))
 

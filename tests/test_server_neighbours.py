@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from capicua import neighbours
+from capicua.bots import LEVELS
 from capicua.engine import Match, make_rules
-from capicua.server.tables import LEVEL_ORDER
 
 NUMBERS = re.compile(
     r"\d|\b(cero|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|blanca|blancas|blanco|"
@@ -53,7 +53,7 @@ def test_at_least_six_characters_with_faces_levels_and_styles() -> None:
     assert len({c["id"] for c in roster}) == len(roster)
     for c in roster:
         assert c["name"] and c["style"] and c["tagline"]["es"] and c["tagline"]["en"]
-        assert c["level"] in LEVEL_ORDER
+        assert c["level"] in LEVELS
         assert {"emoji", "skin", "hair", "shirt"} <= set(c["avatar"])
 
 

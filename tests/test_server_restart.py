@@ -71,8 +71,8 @@ def plays_done(c: PatientClient, n: int) -> None:
 
     def stop(f: dict[str, Any]) -> bool:
         nonlocal count
-        if f["type"] == "event" and f["event"]["kind"] == "play" and f["event"]["seat"] == 0:
-            count += 1
+        if f["type"] == "events":
+            count += sum(1 for e in f["events"] if e["event"]["kind"] == "play" and e["event"]["seat"] == 0)
         return count >= n
 
     drive(c, stop)
@@ -100,12 +100,12 @@ def test_stop_mid_hand_and_resume(tmp_path: Path) -> None:
         srv = ServerProcess(tmp_path, url, port).start()
         c = PatientClient(f"ws://127.0.0.1:{port}/ws")
         assert c.hello(t["table_id"], t["token"], last_seq=before_seq)["type"] == "welcome"
-        sync = c.until(lambda f: f["type"] in ("sync", "event"))
-        assert sync["type"] == "sync"  # the history died with the process
+        sync = c.until(lambda f: f["type"] in ("sync", "events"))
+        assert sync["type"] == "sync"  # nothing was missed: the client is up to date
         assert sync["seq"] == before_seq
         assert sync["view"] == before  # same match, same position, same tiles
         summary = httpx.get(f"{srv.base}/api/tables/{t['table_id']}", timeout=10).json()
-        assert summary["status"] == "active"
+        assert summary["status"] == "playing"
 
         # Go on playing, then 2. SIGTERM (graceful) mid-hand.
         plays_done(c, 1)
@@ -115,12 +115,12 @@ def test_stop_mid_hand_and_resume(tmp_path: Path) -> None:
         srv = ServerProcess(tmp_path, url, port).start()
         c = PatientClient(f"ws://127.0.0.1:{port}/ws")
         c.hello(t["table_id"], t["token"], last_seq=mid_seq)
-        sync = c.until(lambda f: f["type"] in ("sync", "event"))
+        sync = c.until(lambda f: f["type"] in ("sync", "events"))
         assert sync["type"] == "sync" and sync["seq"] == mid_seq and sync["view"] == mid
 
         # The resumed match plays on to the end of the hand, and the log replays.
         if mid["phase"] == "play":
-            drive(c, lambda f: f["type"] == "event" and f["event"]["kind"] == "hand_end")
+            drive(c, lambda f: f["type"] == "events" and any(e["event"]["kind"] == "hand_end" for e in f["events"]))
         c.close()
     finally:
         srv.stop(signal.SIGTERM)

@@ -5,17 +5,14 @@ test_server_restart.py)."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import inspect
-from sqlalchemy.exc import IntegrityError
 
 from capicua.engine import Match, make_rules
-from capicua.server.tables import Seat, TableManager
 from capicua.store import Store, token_hash
 from capicua.verify import verify_deal
 
@@ -27,87 +24,107 @@ def test_migrations_make_the_schema_and_are_idempotent(tmp_path: Path) -> None:
     store.migrate()
     store.migrate()
     names = set(inspect(store.engine).get_table_names())
-    assert {"players", "matches", "seats", "match_events", "alembic_version"} <= names
+    assert {"players", "matches", "seats", "match_events", "table_matches", "alembic_version"} <= names
     cols = {c["name"] for c in inspect(store.engine).get_columns("match_events")}
     assert {"match_id", "seq", "data", "created_at"} <= cols
     store.close()
 
 
-def test_players_tokens_and_the_append_only_log(tmp_path: Path) -> None:
+def test_players_tokens_and_the_fenced_log(tmp_path: Path) -> None:
+    from capicua.server.tablelog import open_entry
+    from capicua.store import tablelogs
+
     store = Store(f"sqlite:///{tmp_path / 's.sqlite3'}")
     store.migrate()
     pid, token = store.create_player("Ana")
     found = store.player_by_token(token)
     assert found is not None and found["id"] == pid and found["token_hash"] == token_hash(token)
     assert store.player_by_token("wrong") is None
-    store.create_match("t_1", "cubano", {"target": 50}, "seed", 2, [
-        {"seat": 0, "kind": "human", "player_id": pid, "name": "Ana"},
-        {"seat": 1, "kind": "bot", "name": "Cuca", "level": "medio", "character": "cuca"},
-    ])
-    store.append_events("t_1", 1, [{"op": "start_hand", "present": [0]}, {"op": "action", "seat": 1}])
-    with pytest.raises(IntegrityError):  # a log position is written once
-        store.append_events("t_1", 2, [{"op": "action", "seat": 2}])
+    seats = [{"seat": 0, "kind": "human", "name": "Ana", "player": pid},
+             *({"seat": s, "kind": "bot", "name": n, "level": "medio", "character": n.lower()}
+               for s, n in ((1, "Cuca"), (2, "Pancho"), (3, "Yoli")))]
+    tablelogs.create_table(store, open_entry("t_1", "cubano", {"target": 50}, "sec", seats, False, None, 0), "seed", 2)
+    a = tablelogs.Append("t_1", 2, [{"op": "start_hand", "present": [0]}, {"op": "action", "seat": 1}])
+    assert tablelogs.append_many(store, [a]) == [None]
+    # A log position is written once: a stale append fails, alone, and writes nothing.
+    stale = tablelogs.Append("t_1", 3, [{"op": "action", "seat": 2}])
+    fresh = tablelogs.Append("t_1", 4, [{"op": "ready", "seat": 0}], status="finished", scores=[50, 3])
+    got = tablelogs.append_many(store, [stale, fresh])
+    assert isinstance(got[0], tablelogs.StaleLog) and got[1] is None
     row = store.load_match("t_1")
     assert row is not None
-    assert row["events"] == [{"op": "start_hand", "present": [0]}, {"op": "action", "seat": 1}]
+    assert [e["op"] for e in row["events"]] == ["open", "start_hand", "action", "ready"]
     assert row["seats"][0]["token_hash"] == token_hash(token) and row["options"] == {"target": 50}
-    assert store.active_match_ids() == ["t_1"]
-    store.update_match("t_1", status="finished", scores=[50, 3], record={"x": 1})
-    assert store.active_match_ids() == []
-    assert store.load_match("t_1")["record"] == {"x": 1}
+    info = tablelogs.table_row(store, "t_1")
+    assert info is not None and info["status"] == "finished" and info["scores"] == [50, 3]
     store.close()
 
 
-def test_a_table_rebuilt_from_the_store_is_the_same_table(tmp_path: Path, bot_pool: Any) -> None:
+def test_a_table_loaded_from_the_store_is_the_same_table(tmp_path: Path, bot_pool: Any) -> None:
+    from capicua.server import protocol
+    from capicua.server.core import FromConn, Join
+    from capicua.server.inproc import LocalBus, LoopClock, PoolBots, StoreLog
+    from capicua.server.tables import Tables
+
     url = f"sqlite:///{tmp_path / 's.sqlite3'}"
 
     async def main() -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
         store = Store(url)
         store.migrate()
-        ex = ThreadPoolExecutor(1)
-        manager = TableManager(store, bot_pool, (0.0, 0.0), ex)
-        seats = [Seat(s, "human", f"H{s}", token_hash=hashlib.sha256(f"t{s}".encode()).hexdigest()) for s in (0, 2)]
-        seats = [seats[0], Seat(1, "bot", "Cuca", level="random", character="cuca"), seats[1],
-                 Seat(3, "bot", "Mima", level="random", character="mima")]
-        table = await manager.create("cubano", {"target": 50}, seats, seed="rebuild-me")
-        from capicua.server.tables import Conn
-
-        conns = {s: Conn() for s in (0, 2)}
+        log = StoreLog(store)
+        tables = Tables(log, LocalBus(), LoopClock(), PoolBots(bot_pool, (0.0, 0.0)))
+        players = {s: store.create_player(f"H{s}")[0] for s in (0, 1, 2)}
+        seats = [{"seat": s, "kind": "human", "name": f"H{s}", "player": players[s], "level": "random",
+                  "character": c} for s, c in ((0, "fefa"), (2, "chucho"))]
+        seats = [seats[0], {"seat": 1, "kind": "bot", "name": "Cuca", "level": "random", "character": "cuca"},
+                 seats[1], {"seat": 3, "kind": "bot", "name": "Mima", "level": "random", "character": "mima"}]
+        shell = await tables.open("cubano", {"target": 50}, seats, seed="rebuild-me")
+        conns = {0: 1, 2: 2}
         for s, c in conns.items():
-            table.post("join", c, s, 0)
+            shell.attach(c, lambda text: None)
+            shell.post(Join(c, players[s], f"H{s}", 0, False))
         rng = random.Random(5)
-        # Humans play random legal moves for a while (two hands and a bit).
+
+        async def settle() -> None:
+            for _ in range(2000):
+                await asyncio.sleep(0.005)
+                core = shell.core
+                if shell.inbox.empty() and not shell._bot_tasks and (core.match.turn in conns or core.match.phase != "play"):
+                    return
+
+        # The players play random legal moves for a while (two hands and a bit).
         for _ in range(400):
-            await table.call(lambda t: None)
-            m = table.match
+            await settle()
+            m = shell.core.match
             if m.phase == "match_over":
                 break
             if m.phase == "hand_over":
                 for c in conns.values():
-                    table.post("intent", c, {"type": "next_hand", "seq": table.seq})
+                    shell.post(FromConn(c, protocol.NextHand(shell.core.seq)))
                 continue
             if m.turn in conns and len(m.hands) >= 3 and len(m.hand.actions) > 6:
                 break
             if m.turn in conns:
                 mv = rng.choice(m.legal_moves()).to_json()
-                table.post("intent", conns[m.turn], {"type": "play", "seq": table.seq, **mv})
-        await table.call(lambda t: None)
-        views = {s: table.match.view(s) for s in range(4)}
-        record, seq = table.match.record(), table.seq
-        await manager.close()
-        # A new manager on the same database: the table comes back as it was.
-        manager2 = TableManager(store, bot_pool, (0.0, 0.0), ex)
-        restored = await manager2.restore_active()
-        assert table.id in restored
-        t2 = await manager2.get(table.id)
-        assert t2 is not None
-        assert t2.seq == seq and t2.match.record() == record
-        assert {s: t2.match.view(s) for s in range(4)} == views
-        assert t2.seat_for_token("t2") == 2 and t2.seat_for_token("t1") is None
-        await manager2.close()
-        ex.shutdown()
+                intent = protocol.parse_intent(__import__("json").dumps({"type": "play", "seq": shell.core.seq, **mv}))
+                shell.post(FromConn(conns[m.turn], intent))
+        await settle()
+        views = {s: shell.core.view(s) for s in range(4)}
+        summary, seq = shell.core.summary(), shell.core.seq
+        await tables.close()
+        # New tables on the same database: the table comes back as it was.
+        tables2 = Tables(log, LocalBus(), LoopClock(), PoolBots(bot_pool, (0.0, 0.0)))
+        again = await tables2.get(shell.id)
+        assert again is not None
+        await asyncio.sleep(0.05)
+        assert again.core.seq == seq and again.core.match.record() == shell.core.match.record()
+        assert {s: again.core.view(s) for s in range(4)} == views
+        assert again.core.seat_of(players[2]) == 2 and again.core.seat_of(players[1]) is None
+        assert [s["connected"] for s in again.core.summary()["seats"][::2]] == [False, False]
+        assert {k: v for k, v in summary.items() if k not in ("seats", "updated_at")} == {
+            k: v for k, v in again.core.summary().items() if k not in ("seats", "updated_at")}
+        await tables2.close()
+        log.close()
         store.close()
 
     asyncio.run(main())

@@ -12,6 +12,7 @@ import json
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -159,34 +160,36 @@ def test_cli_verify_hand_of_a_record_and_by_seed(tmp_path: Path, capsys: pytest.
 # ----------------------------------------------------------------- /api/verify
 
 
-class FakeTable:
+class FakeShell:
+    """A running table, as the verify endpoint reads it: its core's current match."""
+
     def __init__(self, match: Match) -> None:
-        self.match = match
+        self.core = SimpleNamespace(match=match, match_number=1)
 
 
 class FakeStore:
-    """The store's ``load_match``, over records held here (what the tables wrote at hand ends)."""
+    """The store's records of each table's matches (what the tables wrote at hand ends)."""
 
     def __init__(self, **records: dict[str, Any]) -> None:
-        self.records = records
+        self.stored = records
 
-    def load_match(self, match_id: str) -> dict[str, Any] | None:
-        record = self.records.get(match_id)
+    async def records(self, table_id: str) -> list[dict[str, Any]] | None:
+        record = self.stored.get(table_id)
         if record is None:
             return None
         rules = record["rules"]
-        return {"id": match_id, "preset": rules["preset"], "options": rules["options"], "record": record}
+        return [{"number": 1, "record": record, "preset": rules["preset"], "options": rules["options"]}]
 
 
 class FakeManager:
-    """The TableManager's live ``tables`` and its ``store`` (called in a thread)."""
+    """The tables' ``live`` lookup and their ``log`` (the store's records)."""
 
     def __init__(self, store: FakeStore | None = None, **tables: Match) -> None:
-        self.tables = {k: FakeTable(m) for k, m in tables.items()}
-        self.store = store
+        self.shells = {k: FakeShell(m) for k, m in tables.items()}
+        self.log = store or FakeStore()
 
-    async def store_call(self, fn: Any, *args: Any) -> Any:
-        return await asyncio.to_thread(fn, *args)
+    def live(self, table_id: str) -> FakeShell | None:
+        return self.shells.get(table_id)
 
 
 def ask(query: dict[str, str], manager: Any = None) -> tuple[int, dict[str, Any]]:
@@ -310,11 +313,11 @@ def test_live_verify_never_answers_500_and_keeps_the_loop_free(live_server: Any)
     assert r.status_code == 409 and r.json()["error"]["code"] == "hand_not_over"
     c = srv.client()
     c.hello(table_id, token)
-    c.until(lambda f: f.get("type") == "event" and f["event"]["kind"] == "hand_start")
+    c.until(lambda f: f.get("type") == "events" and any(e["event"]["kind"] == "hand_start" for e in f["events"]))
     r = srv.get(f"/api/verify?table={table_id}&hand=1")
     assert r.status_code == 409 and r.json()["error"]["code"] == "hand_not_over"
-    table = srv.run(srv.tables.get(table_id))
-    assert table.match.hand.seed not in r.text
+    shell = srv.run(srv.tables.get(table_id))
+    assert shell.core.match.hand.seed not in r.text
     c.close()
     r = srv.get("/api/verify?table=t_nothere&hand=1")
     assert r.status_code == 404 and r.json()["error"]["code"] == "unknown_table"
@@ -329,13 +332,13 @@ def test_live_declined_redeal_moves_the_table_on(live_server: Any) -> None:
     table_id, token = srv.table_with_seed(seed, options={"redeal_five_doubles": "on_request"})
     c = srv.client()
     c.hello(table_id, token)
-    c.until(lambda f: f.get("type") == "event" and f["view"]["phase"] == "redeal_question")
+    c.until(lambda f: f.get("type") == "events" and f["view"]["phase"] == "redeal_question")
     c.settle()
     asked_at = c.seq
     c.send({"type": "redeal", "seq": asked_at, "accept": False})
-    f = c.until(lambda f: f.get("type") in ("event", "error"))
-    assert f["type"] == "event" and f["event"] == {"kind": "redeal_declined", "seat": 0}
-    assert f["seq"] == asked_at + 1 and f["view"]["phase"] == "play"
+    f = c.until(lambda f: f.get("type") in ("events", "error"))
+    assert f["type"] == "events" and f["events"][0] == {"seq": asked_at + 1, "event": {"kind": "redeal_declined", "seat": 0}}
+    assert f["view"]["phase"] in ("play", "hand_over")
     c.close()
 
 

@@ -779,7 +779,7 @@ class TableCore:
 
 def _iso(ms: int) -> str:
     """A log time (ms since the epoch) as ISO 8601, as the store's rows say it."""
-    return datetime.fromtimestamp(ms / 1000, UTC).replace(tzinfo=None).isoformat()
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat()
 
 
 def _engine_code(exc: EngineError) -> Code:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import queue
 import random
@@ -156,6 +157,36 @@ class StoreLog:
                     loop.call_soon_threadsafe(_settle, fut, error)
 
 
+class MemoryLog:
+    """:class:`~capicua.server.ports.EventLog` in memory (tests, benchmarks, a server
+    without a database): fenced like the store, lost with the process."""
+
+    def __init__(self) -> None:
+        self.logs: dict[str, list[dict[str, Any]]] = {}
+        self.healthy = True
+
+    async def create(self, table_id: str, open_entry: dict[str, Any]) -> None:
+        self.logs[table_id] = [open_entry]
+
+    async def append(
+        self, table_id: str, expected: int, entries: list[dict[str, Any]], projection: Projection | None
+    ) -> None:
+        log = self.logs[table_id]
+        if len(log) != expected:
+            raise StaleAppend(f"{table_id} holds {len(log)} entries, not {expected}")
+        log.extend(json.loads(json.dumps(entries)))  # stored as JSON would be: no shared objects
+
+    async def load(self, table_id: str) -> list[dict[str, Any]] | None:
+        log = self.logs.get(table_id)
+        return None if log is None else json.loads(json.dumps(log))
+
+    async def info(self, table_id: str) -> TableInfo | None:
+        return None
+
+    async def records(self, table_id: str) -> list[dict[str, Any]] | None:
+        return None
+
+
 def _settle(fut: asyncio.Future[None], error: Exception | None) -> None:
     if fut.done():
         return
@@ -213,7 +244,10 @@ class LocalBus:
         else:
             targets = set(table.get(audience, ()))
         for sub in targets:
-            sub.sink(text)
+            try:
+                sub.sink(text)
+            except Exception:  # one broken socket must not stop the table or the other sockets
+                log.exception("a socket of table %s failed to take a frame", table_id)
 
 
 class _Handle:

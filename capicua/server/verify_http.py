@@ -23,14 +23,14 @@ from typing import Any
 
 from capicua.engine import RulesError
 from capicua.server.jsonsafe import loads as safe_loads
+from capicua.server.protocol import table_id_ok
 from capicua.server.tablerules import table_rules
 from capicua.verify import VerifyError, verify_deal, verify_record_hand
 
 MAX_HAND = 10_000  # no match lasts this many hands; 5 digits at most
 MAX_SEED = 200  # revealed seeds are 64 hex digits
 MAX_OPTIONS_TEXT = 2000
-MAX_TABLE_ID = 40
-QUERY_KEYS = {"seed", "preset", "options", "hand", "previous", "shown", "table"}
+QUERY_KEYS = {"seed", "preset", "options", "hand", "previous", "shown", "table", "match"}
 
 
 def parse_hand(raw: str | None) -> int:
@@ -91,26 +91,35 @@ def seed_form(query: Mapping[str, str]) -> Callable[[], dict[str, Any]]:
     return lambda: verify_deal(rules.preset, seed, dict(rules.options), hand, previous, shown)
 
 
-async def table_form(manager: Any, query: Mapping[str, str]) -> Callable[[], dict[str, Any]]:
-    """The verification of hand ``hand`` of table ``table``, from its match record.
+async def table_form(tables: Any, query: Mapping[str, str]) -> Callable[[], dict[str, Any]]:
+    """The verification of hand ``hand`` of match ``match`` (by default the table's
+    latest) of table ``table``, from the match's record.
 
-    A table this process holds gives its record here, on the loop (between the
-    table's own steps, so never half-changed); any other table's record is read
-    from the store in the store's thread (it is written at every hand end), and
-    never becomes a live table. The recomputation itself is the caller's job."""
+    A table this process runs gives the record of its current match here, on the
+    loop (between the table's own steps, so never half-changed); any other record
+    is read from the store (written at every hand end), without loading the
+    table. The recomputation itself is the caller's job."""
     table_id = query.get("table", "")
     hand = parse_hand(query.get("hand"))
-    if not (0 < len(table_id) <= MAX_TABLE_ID and table_id.isascii() and table_id.replace("_", "").isalnum()):
+    number = parse_hand(query.get("match")) if query.get("match") else None
+    if not table_id_ok(table_id):
         raise VerifyError("unknown_table", "no such table", 404)
-    live = manager.tables.get(table_id)
-    if live is not None:
-        record = _live_record(live.match, hand)
+    live = tables.live(table_id)
+    if live is not None and number in (None, live.core.match_number):
+        record = _live_record(live.core.match, hand)
     else:
-        stored = await manager.store_call(manager.store.load_match, table_id) if manager.store is not None else None
+        stored = await tables.log.records(table_id)
         if stored is None:
             raise VerifyError("unknown_table", "no such table", 404)
-        record = stored["record"] or {"rules": {"preset": stored["preset"], "options": stored["options"]}, "hands": []}
+        found = [m for m in stored if number is None or m["number"] == number]
+        if not found:
+            raise VerifyError("unknown_table", f"this table has no match {number}", 404)
+        record = found[-1]["record"] or {"rules": stored_rules(found[-1]), "hands": []}
     return lambda: verify_record_hand(record, hand)
+
+
+def stored_rules(match: dict[str, Any]) -> dict[str, Any]:
+    return {"preset": match.get("preset", "cubano"), "options": match.get("options", {})}
 
 
 def _live_record(match: Any, hand: int) -> dict[str, Any]:
@@ -122,13 +131,13 @@ def _live_record(match: Any, hand: int) -> dict[str, Any]:
     return {"rules": match.rules.to_json(), "hands": [*before, match.hand_record(match.hands[hand - 1])]}
 
 
-async def verify_answer(manager: Any, query: Mapping[str, str]) -> tuple[int, dict[str, Any]]:
+async def verify_answer(tables: Any, query: Mapping[str, str]) -> tuple[int, dict[str, Any]]:
     """``(status, body)`` for a ``/api/verify`` query."""
     try:
         unknown = sorted(set(query) - QUERY_KEYS)
         if unknown:
             raise VerifyError("malformed", f"unknown parameter {unknown[0]!r}", 400)
-        job = await table_form(manager, query) if "table" in query else seed_form(query)
+        job = await table_form(tables, query) if "table" in query else seed_form(query)
         return 200, await asyncio.to_thread(job)
     except VerifyError as exc:
         return exc.status, {"error": {"code": exc.code, "message": str(exc)}}

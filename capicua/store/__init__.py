@@ -1,12 +1,12 @@
-"""Persistence: players, matches, seats and the append-only match event log.
+"""Persistence: players (guests), tables and their logs.
 
 SQLAlchemy 2 over SQLite by default (any SQLAlchemy URL works, e.g.
 PostgreSQL). The schema is made and upgraded by the Alembic migrations
 shipped in ``capicua/store/migrations``; :meth:`Store.migrate` runs
-``alembic upgrade head`` programmatically.
+``alembic upgrade head`` programmatically. :class:`Store` holds the engine
+and the guests; :mod:`capicua.store.tablelogs` writes and reads table logs.
 
-The API is synchronous and short: the server calls it from one worker
-thread, so the writes of a table land in the order the table made them.
+The API is synchronous: the server calls it from threads, never on its event loop.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from .models import Base, MatchEvent, MatchRow, Player, SeatRow
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
-__all__ = ["Store", "Base", "token_hash", "default_database_url"]
+__all__ = ["Store", "Base", "token_hash", "default_database_url", "iso_utc"]
 
 
 def token_hash(token: str) -> str:
@@ -36,7 +36,7 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def _iso(stored: datetime) -> str:
+def iso_utc(stored: datetime) -> str:
     """A stored time (naive, UTC) as ISO 8601 with its offset."""
     return stored.replace(tzinfo=UTC).isoformat()
 
@@ -84,13 +84,6 @@ class Store:
             s.add(Player(id=pid, nickname=nickname, token_hash=token_hash(token), created_at=_now()))
         return pid, token
 
-    def add_player(self, nickname: str, token_hash_hex: str) -> str:
-        """A guest whose token the caller made (only its hash is given); returns the id."""
-        pid = "p_" + secrets.token_hex(8)
-        with self.sessions.begin() as s:
-            s.add(Player(id=pid, nickname=nickname, token_hash=token_hash_hex, created_at=_now()))
-        return pid
-
     def player_by_token(self, token: str) -> dict[str, Any] | None:
         with self.sessions() as s:
             p = s.scalar(select(Player).where(Player.token_hash == token_hash(token)))
@@ -101,54 +94,6 @@ class Store:
             s.execute(update(Player).where(Player.id == player_id).values(nickname=nickname))
 
     # ----------------------------------------------------------- matches
-    def create_match(
-        self, match_id: str, preset: str, options: dict[str, Any], seed: str, teams: int, seats: list[dict[str, Any]]
-    ) -> None:
-        """``seats``: ``{"seat", "kind", "player_id", "name", "level", "character"}`` each."""
-        now = _now()
-        with self.sessions.begin() as s:
-            s.add(
-                MatchRow(
-                    id=match_id, preset=preset, options=dict(options), seed=seed, status="active",
-                    scores=[0] * teams, record=None, created_at=now, updated_at=now,
-                )
-            )
-            s.flush()
-            for seat in seats:
-                s.add(
-                    SeatRow(
-                        match_id=match_id, seat=seat["seat"], kind=seat["kind"], player_id=seat.get("player_id"),
-                        name=seat["name"], level=seat.get("level"), character=seat.get("character"),
-                    )
-                )
-
-    def append_events(self, match_id: str, first_seq: int, entries: list[dict[str, Any]]) -> None:
-        """Append log entries numbered ``first_seq, first_seq + 1, ...`` (a duplicate number fails)."""
-        if not entries:
-            return
-        now = _now()
-        with self.sessions.begin() as s:
-            for i, data in enumerate(entries):
-                s.add(MatchEvent(match_id=match_id, seq=first_seq + i, data=data, created_at=now))
-            s.execute(update(MatchRow).where(MatchRow.id == match_id).values(updated_at=now))
-
-    def update_match(
-        self,
-        match_id: str,
-        status: str | None = None,
-        scores: list[int] | None = None,
-        record: dict[str, Any] | None = None,
-    ) -> None:
-        values: dict[str, Any] = {"updated_at": _now()}
-        if status is not None:
-            values["status"] = status
-        if scores is not None:
-            values["scores"] = list(scores)
-        if record is not None:
-            values["record"] = record
-        with self.sessions.begin() as s:
-            s.execute(update(MatchRow).where(MatchRow.id == match_id).values(**values))
-
     def load_match(self, match_id: str) -> dict[str, Any] | None:
         """Everything needed to rebuild a table: the match row, its seats (with the
         players' token hashes) and its event log in order."""
@@ -177,16 +122,8 @@ class Store:
         return {
             "id": m.id, "preset": m.preset, "options": dict(m.options or {}), "seed": m.seed, "status": m.status,
             "scores": list(m.scores or []), "record": m.record, "seats": seats, "events": events,
-            "created_at": _iso(m.created_at), "updated_at": _iso(m.updated_at),
+            "created_at": iso_utc(m.created_at), "updated_at": iso_utc(m.updated_at),
         }
-
-    def active_match_ids(self) -> list[str]:
-        with self.sessions() as s:
-            return list(s.scalars(select(MatchRow.id).where(MatchRow.status == "active").order_by(MatchRow.created_at)))
-
-    def event_count(self, match_id: str) -> int:
-        with self.sessions() as s:
-            return len(list(s.scalars(select(MatchEvent.seq).where(MatchEvent.match_id == match_id))))
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

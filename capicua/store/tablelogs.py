@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
-from . import Store
+from . import Store, iso_utc
 from .models import MatchEvent, MatchRow, SeatRow, TableMatch
 
 
@@ -159,7 +159,7 @@ def table_row(store: Store, table_id: str) -> dict[str, Any] | None:
         return {
             "id": m.id, "preset": m.preset, "options": dict(m.options or {}), "status": m.status,
             "scores": list(m.scores or []), "record": m.record, "seats": seats,
-            "created_at": m.created_at.isoformat(), "updated_at": m.updated_at.isoformat(),
+            "created_at": iso_utc(m.created_at), "updated_at": iso_utc(m.updated_at),
         }
 
 

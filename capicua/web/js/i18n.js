@@ -268,6 +268,8 @@ export const STRINGS = {
     'status.reconnecting': 'Se cayó la conexión. Reconectando…',
     'status.online': 'Conectado',
     'status.offline': 'Sin conexión',
+    'status.closed': 'Sin conexión',
+    'status.paused': 'La mesa no puede guardar ahora mismo: esperamos un momento…',
     'status.spectator': 'Estás mirando: los mirones son de palo.',
     'status.notable': 'No tienes silla en esta mesa.',
 
@@ -594,6 +596,8 @@ export const STRINGS = {
     'status.reconnecting': 'Connection lost. Reconnecting…',
     'status.online': 'Connected',
     'status.offline': 'Offline',
+    'status.closed': 'Offline',
+    'status.paused': 'The table cannot save right now: waiting a moment…',
     'status.spectator': 'You are watching: spectators keep quiet.',
     'status.notable': 'You have no seat at this table.',
 

@@ -1,6 +1,6 @@
 // The table page: connects to /ws, keeps seq, renders the VIEW of docs/protocol.md,
 // and sends intents (play, next_hand, redeal). Test hooks: data-testid attributes,
-// body[data-phase], body[data-turn], window.__capicua = {view, seq}.
+// body[data-phase], body[data-turn].
 
 import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
 import { tileSvg, tileKey, sameTile, svg } from './tiles.js';
@@ -52,6 +52,7 @@ const S = {
   panelFocusKey: null, // `${mode}:${hand}:${phase}` the panel last took the focus for
   panelReturnFocus: null, // what had the focus before the panel opened
   status: 'connecting',
+  paused: false, // the server cannot save: nothing changes until it says so
   fatal: false,
 };
 
@@ -97,28 +98,19 @@ function slotOf(seat) {
   return slot;
 }
 
+/** The TABLE's seat (docs/protocol.md): {seat, kind, name, …}, or {} before the welcome. */
 function seatInfo(seat) {
-  const seats = S.tableInfo && S.tableInfo.seats;
-  if (Array.isArray(seats)) return seats.find((s) => s && s.seat === seat) || seats[seat] || {};
-  if (seats && typeof seats === 'object') return seats[seat] || seats[String(seat)] || {};
-  return {};
+  return (S.tableInfo && S.tableInfo.seats[seat]) || {};
 }
 function seatCharacter(seat) {
-  const i = seatInfo(seat);
-  return i.character || i.neighbour || null;
+  return seatInfo(seat).character || null;
 }
 function seatIsHuman(seat) {
-  const i = seatInfo(seat);
-  if (typeof i.human === 'boolean') return i.human;
-  if (i.kind) return i.kind === 'human';
-  if (i.type) return i.type === 'human';
-  return isPlayer() && seat === mySeat();
+  return seatInfo(seat).kind === 'human';
 }
 function seatName(seat) {
   if (seat === null || seat === undefined) return '?';
-  const info = seatInfo(seat);
-  const nb = neighbour(seatCharacter(seat));
-  const name = info.name || info.nickname || (nb && nb.name);
+  const name = seatInfo(seat).name;
   if (name) return name;
   if (isPlayer() && seat === mySeat()) return S.nickname || t('seat.you');
   const rel = relOf(seat);
@@ -441,9 +433,10 @@ function renderStatus() {
   } else chip.hidden = true;
   renderSeedPop();
   const conn = $('conn');
-  conn.hidden = S.status === 'open';
-  conn.textContent = S.status === 'reconnecting' ? t('status.reconnecting') : S.status === 'connecting' ? t('status.connecting') : t('status.offline');
-  conn.dataset.status = S.status;
+  const shown = S.status === 'open' && S.paused ? 'paused' : S.status;
+  conn.hidden = shown === 'open';
+  conn.textContent = t(`status.${shown}`);
+  conn.dataset.status = shown;
 }
 
 function lockIcon() {
@@ -1042,7 +1035,6 @@ function renderAll() {
   const mr = v.phase === 'match_over' ? v.match_result : null;
   const won = mr ? viewerWon(mr.winner) : null;
   document.body.dataset.outcome = won === true ? 'won' : won === false ? 'lost' : '';
-  window.__capicua = { view: S.view, seq: S.seq };
   renderScores();
   renderSeats();
   renderBoardArea();
@@ -1368,22 +1360,30 @@ function onFrame(f) {
       afterViewChange(prev, { sync: true });
       break;
     }
-    case 'event': {
-      if (typeof f.seq === 'number') {
-        if (f.seq <= S.seq) return; // already seen (resend after reconnect)
-        S.seq = f.seq;
-      }
+    case 'events': {
+      // One change of the table: its events in order, and this audience's view after all of them.
+      if (f.seq <= S.seq) return; // already seen (a resend after a reconnect)
       const prev = S.view;
-      if (f.view) S.view = f.view;
+      const fresh = f.events.filter((e) => e.seq > S.seq);
+      S.seq = f.seq;
+      S.view = f.view;
       S.awaiting = false;
       clearTimeout(S.awaitTimer);
-      if (f.event && f.replayed) S.animateLast = f.event.kind === 'play';
-      else if (f.event) paceEffects(f.event, prev);
+      if (f.replayed) S.animateLast = fresh.length > 0 && fresh[fresh.length - 1].event.kind === 'play';
+      else for (const e of fresh) paceEffects(e.event, prev);
       afterViewChange(prev, { sync: false });
       break;
     }
-    case 'chat':
+    case 'table':
+      S.tableInfo = f.table;
+      renderAll();
+      break;
+    case 'said':
       showBubble(f.seat, f.es, f.en);
+      break;
+    case 'paused':
+      S.paused = f.paused;
+      renderStatus();
       break;
     case 'error':
       handleError(f);

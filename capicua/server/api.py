@@ -1,0 +1,242 @@
+"""The HTTP API of docs/protocol.md: presets, neighbours, guests, tables, verify, health.
+
+Every bad request is answered ``{"error": {"code", "message", "field"?}}`` with
+a 4xx status and is never logged as a fault.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+
+from capicua import bots, neighbours
+from capicua.engine import preset_catalogue
+from capicua.engine.rules import Rules
+from capicua.server import jsonsafe
+from capicua.server.identity import NICKNAME_MAX, Guest, Guests, clean_nickname, token_ok
+from capicua.server.inproc import StoreLog
+from capicua.server.limits import ClientWindows, client_key, retry_after
+from capicua.server.protocol import table_id_ok
+from capicua.server.seating import BOT, EMPTY, HUMAN, STAND_IN_LEVEL
+from capicua.server.tablerules import TableRulesError, bot_seat_levels, seat_choices, table_rules
+from capicua.server.tables import Tables
+from capicua.server.verify_http import verify_answer
+
+MAX_BODY = 4096  # bytes of a request body
+HUMAN_SEAT = 0  # the player who opens a table sits South
+DEFAULT_LEVEL = "medio"
+
+
+def error(
+    code: str, message: str, status: int = 400, field: str | None = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if field is not None:
+        body["field"] = field
+    return JSONResponse({"error": body}, status_code=status, headers=headers)
+
+
+class BadRequest(Exception):
+    """A request the server refuses: answered with its code, never logged."""
+
+    def __init__(self, code: str, message: str, status: int = 400, field: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+        self.field = field
+
+    def response(self) -> JSONResponse:
+        return error(self.code, self.message, self.status, self.field)
+
+
+async def read_json_body(request: Request, limit: int, timeout: float) -> Any:
+    """The request's body as JSON: at most ``limit`` bytes, all in within ``timeout``
+    seconds. Raises :class:`BadRequest` (``too_large``, ``too_slow``, ``malformed``)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise BadRequest("too_large", f"the body is at most {limit} bytes", 413)
+    try:
+        body = await asyncio.wait_for(_read_at_most(request, limit), timeout)
+    except TimeoutError:
+        raise BadRequest("too_slow", f"the body did not arrive within {timeout:g} s", 408) from None
+    except ClientDisconnect:
+        raise BadRequest("malformed", "the connection closed before the body was in") from None
+    try:
+        return jsonsafe.loads(body or b"{}")
+    except ValueError:
+        raise BadRequest("malformed", f"the body is JSON, at most {jsonsafe.MAX_DEPTH} levels deep") from None
+
+
+async def _read_at_most(request: Request, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BadRequest("too_large", f"the body is at most {limit} bytes", 413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@dataclass(frozen=True)
+class TableRequest:
+    """A checked ``POST /api/tables`` body."""
+
+    nickname: str
+    preset: str
+    options: dict[str, Any]
+    rules: Rules
+    partner_level: str
+    rival_level: str
+    token: str | None
+    private: bool
+
+
+TABLE_REQUEST_FIELDS = ("nickname", "preset", "options", "partner_level", "rival_level", "token", "private")
+
+
+def parse_table_request(body: Any) -> TableRequest:
+    """What a ``POST /api/tables`` body asks for, or :class:`BadRequest` naming the field at fault."""
+    if not isinstance(body, dict):
+        raise BadRequest("malformed", "the body must be a JSON object")
+    for key in body:
+        if key not in TABLE_REQUEST_FIELDS:
+            raise BadRequest(
+                "malformed", f"unknown field {key[:40]!r}; fields: {', '.join(TABLE_REQUEST_FIELDS)}", field=key[:40]
+            )
+    nickname = _nickname(body)
+    token = _token(body)
+    options = body.get("options")
+    if options is not None and not isinstance(options, dict):
+        raise BadRequest("malformed", "options is an object", field="options")
+    private = body.get("private", False)
+    if type(private) is not bool:
+        raise BadRequest("malformed", "private is true or false", field="private")
+    levels = {key: _bot_level(body, key) for key in ("partner_level", "rival_level")}
+    preset = body.get("preset", "cubano")
+    try:
+        rules = table_rules(preset, options)
+    except TableRulesError as exc:
+        raise BadRequest("bad_rules", str(exc), field=exc.field) from None
+    return TableRequest(
+        nickname, preset, dict(options or {}), rules, levels["partner_level"], levels["rival_level"], token, private
+    )
+
+
+def _nickname(body: dict[str, Any]) -> str:
+    nickname = clean_nickname(body.get("nickname"))
+    if nickname is None:
+        raise BadRequest("malformed", f"a nickname is 1 to {NICKNAME_MAX} characters", field="nickname")
+    return nickname
+
+
+def _token(body: dict[str, Any]) -> str | None:
+    token = body.get("token")
+    if token is not None and not token_ok(token):
+        raise BadRequest("malformed", "token is the string the server gave this browser", field="token")
+    return token
+
+
+def _bot_level(body: dict[str, Any], key: str) -> str:
+    level = body.get(key, DEFAULT_LEVEL)
+    if not isinstance(level, str) or level not in bots.LEVELS:
+        raise BadRequest("malformed", f"{key} must be one of {', '.join(bots.LEVELS)}", field=key)
+    return level
+
+
+def table_seats(ask: TableRequest, guest: Guest) -> list[dict[str, Any]]:
+    """The host in :data:`HUMAN_SEAT` (with a neighbour to stand in for them); at a
+    table against the neighbours a distinct neighbour in every other seat, at a
+    private table empty seats for the friends."""
+    rng = random.SystemRandom()
+    n = ask.rules.players
+    levels = {} if ask.private else bot_seat_levels(ask.rules, HUMAN_SEAT, ask.partner_level, ask.rival_level)
+    chosen = neighbours.choose_characters(rng, [*levels.values(), STAND_IN_LEVEL])
+    stand_in = chosen[-1]
+    seats: list[dict[str, Any]] = [
+        {"seat": s, "kind": EMPTY, "name": ""} for s in range(n)
+    ]
+    seats[HUMAN_SEAT] = {"seat": HUMAN_SEAT, "kind": HUMAN, "name": ask.nickname, "player": guest.player,
+                         "level": STAND_IN_LEVEL, "character": stand_in.id}
+    for (seat, level), ch in zip(levels.items(), chosen[:-1], strict=True):
+        seats[seat] = {"seat": seat, "kind": BOT, "name": ch.name, "level": level, "character": ch.id}
+    return seats
+
+
+class Api:
+    """The HTTP handlers, over the server's services."""
+
+    def __init__(
+        self,
+        tables: Tables,
+        guests: Guests,
+        event_log: StoreLog,
+        table_rate: tuple[int, float],
+        body_timeout: float,
+    ) -> None:
+        self.tables = tables
+        self.guests = guests
+        self.log = event_log
+        self.table_rate = table_rate
+        self.table_windows = ClientWindows(*table_rate)
+        self.body_timeout = body_timeout
+        self.catalogue = [dict(p, seat_choices=seat_choices(p["name"])) for p in preset_catalogue()]
+
+    async def healthz(self, request: Request) -> Response:
+        ok = self.log.healthy
+        return JSONResponse({"ok": ok, "store": "ok" if ok else "failing"}, status_code=200 if ok else 503)
+
+    async def presets(self, request: Request) -> Response:
+        return JSONResponse(
+            {"presets": self.catalogue, "default": "cubano", "levels": list(bots.LEVELS), "default_level": DEFAULT_LEVEL}
+        )
+
+    async def neighbours(self, request: Request) -> Response:
+        return JSONResponse({"neighbours": neighbours.public_roster()})
+
+    async def verify(self, request: Request) -> Response:
+        status, body = await verify_answer(self.tables, request.query_params)
+        return JSONResponse(body, status_code=status)
+
+    async def sign_in(self, request: Request) -> Response:
+        """``POST /api/players``: this browser's guest (renamed) or a new one."""
+        try:
+            body = await read_json_body(request, MAX_BODY, self.body_timeout)
+            if not isinstance(body, dict) or set(body) - {"nickname", "token"}:
+                raise BadRequest("malformed", "the body is {nickname, token}")
+            nickname, token = _nickname(body), _token(body)
+        except BadRequest as exc:
+            return exc.response()
+        guest, token = await self.guests.sign_in(nickname, token)
+        return JSONResponse({"player": guest.player, "nickname": guest.nickname, "token": token})
+
+    async def create_table(self, request: Request) -> Response:
+        try:
+            ask = parse_table_request(await read_json_body(request, MAX_BODY, self.body_timeout))
+        except BadRequest as exc:
+            return exc.response()
+        wait = self.table_windows.take(client_key(request.client))
+        if wait is not None:
+            return error(
+                "too_fast", f"at most {self.table_rate[0]} new tables in {self.table_rate[1]:g} s from one address",
+                429, headers={"Retry-After": retry_after(wait)},
+            )
+        guest, token = await self.guests.sign_in(ask.nickname, ask.token)
+        shell = await self.tables.open(
+            ask.preset, ask.options, table_seats(ask, guest), private=ask.private,
+            host=guest.player if ask.private else None,
+        )
+        return JSONResponse({"table_id": shell.id, "seat": HUMAN_SEAT, "token": token, "url": f"/t/{shell.id}"})
+
+    async def get_table(self, request: Request) -> Response:
+        tid = request.path_params["table_id"]
+        summary = await self.tables.summary(tid) if table_id_ok(tid) else None
+        if summary is None:
+            return error("unknown_table", "no such table", 404)
+        return JSONResponse(summary)
