@@ -263,3 +263,33 @@ def test_a_phrase_goes_to_everyone_and_spam_is_throttled(live_server: Any) -> No
     c.close()
     w.close()
     assert protocol.PROTOCOL_VERSION == 2
+
+
+def test_idle_unfinished_tables_leave_memory_and_a_restart_loads_none_of_them(live_server: Any) -> None:
+    """Issue 10 item 17: abandoned tables do not stay in memory, and a restarted server
+    answers at once, loading a table only when someone comes back to it."""
+    srv = live_server(idle_s=0.3, bot_delay=FROZEN)
+    made = [srv.new_table() for _ in range(12)]
+    for t in made[:3]:
+        c = srv.client()
+        c.hello(t["table_id"], t["token"])
+        c.until(lambda f: has_event(f, "hand_start"))
+        c.close()
+
+    async def emptied() -> None:
+        while srv.tables.shells:
+            await asyncio.sleep(0.05)
+
+    srv.run(asyncio.wait_for(emptied(), 20))
+    # A second server on the same database (a restart): nothing is loaded up front.
+    srv2 = live_server(database_url=srv.database_url, bot_delay=FROZEN)
+    assert srv2.tables.shells == {}
+    assert srv2.get("/healthz").json()["ok"] is True
+    summary = srv2.get(f"/api/tables/{made[5]['table_id']}").json()
+    assert summary["status"] == "playing" and srv2.tables.shells == {}  # read from the row
+    c = srv2.client()
+    c.hello(made[0]["table_id"], made[0]["token"])
+    sync = c.until(lambda f: f["type"] == "sync")
+    assert sync["view"]["hand_number"] == 1 and sync["view"]["hand"]
+    assert list(srv2.tables.shells) == [made[0]["table_id"]]
+    c.close()

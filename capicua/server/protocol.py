@@ -40,7 +40,6 @@ class Code(StrEnum):
     TABLE_FULL = "table_full"
     SEAT_TAKEN = "seat_taken"
     STARTED = "started"  # the match has started: the lobby is closed
-    FINISHED = "finished"  # the match is over
     PAUSED = "paused"  # the table cannot save right now; nothing changed, try again
     INTERNAL = "internal"  # a server fault stopped the table: the socket closes (reload)
 
