@@ -136,6 +136,7 @@ def test_home_opens_two_three_and_five_player_tables(browser: Any, live_server: 
     ctx, page = home(browser, srv.base)
     try:
         page.fill('[data-testid="nickname"]', "Yuniel")
+        tokens: list[str] = []
         for preset, seats, options in [
             ("mano-a-mano", None, {}),
             ("all-fives", "3:solo", {"players": 3, "partnership": False}),
@@ -154,8 +155,14 @@ def test_home_opens_two_three_and_five_player_tables(browser: Any, live_server: 
             summary = srv.get(f"/api/tables/{table_id}").json()
             rules = make_rules(preset, **options)
             assert summary["preset"] == preset and len(summary["seats"]) == rules.players
+            # One token per browser, sent with every table request; the table is remembered without it.
+            tokens.append(page.evaluate("localStorage.getItem('capicua.token')"))
+            assert body.get("token") == (tokens[0] if len(tokens) > 1 else None)
             stored = json.loads(page.evaluate(f"localStorage.getItem('capicua:table:{table_id}')"))
-            assert stored["table_id"] == table_id and stored["seat"] == 0
+            assert stored["table_id"] == table_id and stored["preset"] == preset and "token" not in stored
+        assert len(set(tokens)) == 1 and tokens[0]
+        # The server knows that token: signing in with it is the same guest.
+        assert srv.post("/api/players", {"nickname": "Yuniel", "token": tokens[0]}).json()["token"] == tokens[0]
         assert page.errors == []
     finally:
         ctx.close()
@@ -384,10 +391,10 @@ def test_result_panel_takes_the_focus_and_enter_plays_on(browser: Any, base_url:
         push(page, events_frame(19, [{"kind": "hand_start", "hand_number": 3, "opener": 0}], v))
         page.locator('[data-testid="libreta"]').wait_for(state="hidden", timeout=5000)
         assert page.evaluate("document.activeElement.dataset.testid") == "tile"
-        # After the match, the default action is "Jugar otra".
+        # After the match, the default action is "Otra partida".
         push(page, events_frame(20, [{"kind": "match_end", "winner": 0, "pollona": True, "viajera": False}], match_over_view()))
         page.locator('[data-testid="match-over"]').wait_for(state="visible", timeout=5000)
-        page.wait_for_function("document.activeElement && document.activeElement.id === 'play-again'", timeout=3000)
+        page.wait_for_function("document.activeElement && document.activeElement.id === 'rematch'", timeout=3000)
         assert page.errors == []
     finally:
         ctx.close()

@@ -48,7 +48,7 @@ FAKE_WS = """
     s.readyState = 3;
     if (s.onclose) s.onclose({ code: 1006 });
   };
-  localStorage.setItem('capicua:table:t_test', JSON.stringify({ table_id: 't_test', token: 'tok123', seat: 0 }));
+  localStorage.setItem('capicua.token', 'tok123');  // this browser's one guest token (capicua/web/js/guest.js)
 })();
 """
 

@@ -1,11 +1,14 @@
-// The home page: nickname, game, players, bot levels, table options, "¡Jugar!".
-// Everything a game allows comes from GET /api/presets (the engine's answer):
-// the games, their defaults and their seat choices; the page states no rule.
-// POST /api/tables, remember {table_id, token, seat} under capicua:table:<id>, go to /t/<id>.
+// The home page: nickname, game, players, bot levels, table options, "¡Jugar!"
+// (a table against the neighbours) and "Jugar con amigos" (a private table: its
+// lobby and a link to share). Everything a game allows comes from GET /api/presets
+// (the engine's answer): the games, their defaults and their seat choices; the
+// page states no rule. POST /api/tables with this browser's one token (guest.js),
+// keep the token it answers, remember the table, go to /t/<id>.
 // "Tus mesas abiertas" asks GET /api/tables/<id> for each remembered table.
 
 import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
 import { tileSvg } from './tiles.js';
+import { TABLE_KEY, readToken, saveToken, readNickname, saveNickname, rememberTable } from './guest.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -226,37 +229,42 @@ async function createTable(body) {
   return { error: { code: typeof e.code === 'string' ? e.code : 'server', field: typeof e.field === 'string' ? e.field : null, retryAfter } };
 }
 
+/** The two ways to open a table: against the neighbours, or private (the friends sit in its lobby). */
+const PLAY_BUTTONS = { 'play-button': 'home.play', 'friends-button': 'home.friends' };
+
+function setButtonsBusy(busy, pressed) {
+  for (const [id, key] of Object.entries(PLAY_BUTTONS)) {
+    $(id).disabled = busy;
+    $(id).textContent = busy && id === pressed ? t('home.creating') : t(key);
+  }
+}
+
 async function submit(ev) {
   ev.preventDefault();
   showError(null);
+  const pressed = ev.submitter && ev.submitter.id === 'friends-button' ? 'friends-button' : 'play-button';
+  const friends = pressed === 'friends-button';
   if (!catalogue && !(await loadPresets())) return;
   const nickname = $('nickname').value.trim().slice(0, 24) || (lang() === 'en' ? 'Guest' : 'Invitado');
-  try { localStorage.setItem('capicua.nickname', $('nickname').value.trim()); } catch (_) { /* ignore */ }
+  saveNickname($('nickname').value.trim());
   writePref('preset', $('preset').value);
   writePref('partner-level', $('partner-level').value);
   writePref('rival-level', $('rival-level').value);
-  const body = {
-    nickname,
-    preset: $('preset').value,
-    options: collectOptions(),
-    partner_level: $('partner-level').value,
-    rival_level: $('rival-level').value,
-  };
-  const guest = readPref('guest-token');
-  if (guest) body.token = guest;
-  const btn = $('play-button');
-  btn.disabled = true;
-  btn.textContent = t('home.creating');
+  const body = { nickname, preset: $('preset').value, options: collectOptions() };
+  // At a private table the other seats are the friends' (the host may seat neighbours in the lobby).
+  if (friends) body.private = true;
+  else Object.assign(body, { partner_level: $('partner-level').value, rival_level: $('rival-level').value });
+  const token = readToken();
+  if (token) body.token = token;
+  setButtonsBusy(true, pressed);
   const { table, error } = await createTable(body);
   if (error) {
     showError(error);
-    btn.disabled = false;
-    btn.textContent = t('home.play');
+    setButtonsBusy(false, pressed);
     return;
   }
-  const entry = { table_id: table.table_id, token: table.token, seat: table.seat, preset: body.preset, created: Date.now() };
-  try { localStorage.setItem(`capicua:table:${table.table_id}`, JSON.stringify(entry)); } catch (_) { /* ignore */ }
-  if (table.token) writePref('guest-token', table.token);
+  saveToken(table.token);
+  rememberTable(table.table_id, body.preset);
   location.href = typeof table.url === 'string' && table.url.startsWith('/t/') ? table.url : `/t/${encodeURIComponent(table.table_id)}`;
 }
 
@@ -267,7 +275,7 @@ function rememberedTables() {
   try {
     for (let i = 0; i < localStorage.length; i++) {
       const k = localStorage.key(i);
-      if (!k || !k.startsWith('capicua:table:')) continue;
+      if (!k || !k.startsWith(TABLE_KEY)) continue;
       try {
         const e = JSON.parse(localStorage.getItem(k));
         if (e && typeof e.table_id === 'string') entries.push(e);
@@ -278,7 +286,7 @@ function rememberedTables() {
 }
 
 function forget(tableId) {
-  try { localStorage.removeItem(`capicua:table:${tableId}`); } catch (_) { /* ignore */ }
+  try { localStorage.removeItem(`${TABLE_KEY}${tableId}`); } catch (_) { /* ignore */ }
 }
 
 /** null: the table is unknown (forget it); 'offline': could not ask; else the summary. */
@@ -352,7 +360,7 @@ function renderForm() {
   fillLevels();
   renderLevelFields();
   renderOptions();
-  $('play-button').textContent = t('home.play');
+  for (const [id, key] of Object.entries(PLAY_BUTTONS)) $(id).textContent = t(key);
 }
 
 function renderAll() {
@@ -377,7 +385,7 @@ async function loadPresets() {
 
 applyI18n();
 wireLangToggle();
-try { $('nickname').value = localStorage.getItem('capicua.nickname') || ''; } catch (_) { /* ignore */ }
+$('nickname').value = readNickname();
 const hero = $('hero-tiles');
 for (const [a, b] of [[6, 6], [9, 3], [5, 5], [0, 4], [9, 9]]) hero.append(tileSvg(a, b));
 $('preset').addEventListener('change', () => { dirty.clear(); fillSeats(false); renderLevelFields(); renderOptions(); });

@@ -73,6 +73,17 @@ export class Connection {
     try { this.ws.send(JSON.stringify(obj)); return true; } catch (_) { return false; }
   }
 
+  /** Say hello again at once on a new socket (the hello changed: this browser just got its token). */
+  restart() {
+    const old = this.ws;
+    this.ws = null; // the old socket's frames and close are ignored from now on
+    clearInterval(this.pingTimer);
+    clearTimeout(this.timer);
+    this.attempt = 0;
+    if (old) { try { old.close(); } catch (_) { /* ignore */ } }
+    this.connect();
+  }
+
   /** Send an intent; returns false when offline. */
   send(obj) { return this.sendRaw(obj); }
 

@@ -9,6 +9,8 @@ import * as travel from './travel.js';
 import { Connection } from './net.js';
 import { loadNeighbours, neighbour, avatarSvg } from './neighbours.js';
 import * as sound from './sound.js';
+import { wireLobby, renderLobby, seatAfter, joinFailed, noticeFor, renderNotice } from './lobby.js';
+import { readToken, forgetToken, readNickname, signIn, rememberTable } from './guest.js';
 
 const $ = (id) => document.getElementById(id);
 /** Replace an element's children, skipping null/undefined/false. */
@@ -32,12 +34,16 @@ const h = (tag, attrs = {}, ...kids) => {
 // ---------------------------------------------------------------- state
 
 const tableId = decodeURIComponent((location.pathname.match(/\/t\/([^/?#]+)/) || [])[1] || new URLSearchParams(location.search).get('table') || '');
-const stored = readSeat(tableId);
 const S = {
   tableId,
-  token: stored ? stored.token : null,
-  seat: stored && typeof stored.seat === 'number' ? stored.seat : null,
-  nickname: readNick(),
+  token: readToken(), // this browser's one token (guest.js); null until it signs in
+  seat: null, // the seat this socket plays as the welcome said (null: watching); in the lobby it follows the table
+  host: false, // this browser opened the table: its seat is TABLE.host_seat
+  sitting: null, // the seat asked for with "Sentarme aquí", until a TABLE shows it taken
+  sitAfterHello: null, // the seat to ask for once the hello with a new token is welcomed
+  refused: null, // 'table_full' once sitting was refused: the notice says so
+  rematchFor: null, // the match whose "Otra partida" was sent
+  nickname: readNickname(),
   tableInfo: null,
   view: null,
   seq: 0,
@@ -55,16 +61,6 @@ const S = {
   paused: false, // the server cannot save: nothing changes until it says so
   fatal: false,
 };
-
-function readSeat(id) {
-  try {
-    const raw = localStorage.getItem(`capicua:table:${id}`);
-    return raw ? JSON.parse(raw) : null;
-  } catch (_) { return null; }
-}
-function readNick() {
-  try { return localStorage.getItem('capicua.nickname') || ''; } catch (_) { return ''; }
-}
 
 // ---------------------------------------------------------------- helpers
 
@@ -89,10 +85,10 @@ const SLOTS = {
   5: ['bottom', 'right', 'top', 'top', 'left'],
 };
 const clockwise = () => !!(V().rules && V().rules.direction === 'clockwise');
-function relOf(seat) { const n = nPlayers(); return (seat - mySeat() + n) % n; }
-function slotOf(seat) {
+function relOf(seat, me = mySeat()) { const n = nPlayers(); return (seat - me + n) % n; }
+function slotOf(seat, me = mySeat()) {
   const n = nPlayers();
-  const slot = (SLOTS[n] || SLOTS[4])[relOf(seat)] || 'top';
+  const slot = (SLOTS[n] || SLOTS[4])[relOf(seat, me)] || 'top';
   // SLOTS assume counter-clockwise play (the next player sits on my right).
   if (clockwise()) return slot === 'left' ? 'right' : slot === 'right' ? 'left' : slot;
   return slot;
@@ -949,6 +945,10 @@ function renderPanel() {
   nb.disabled = sent;
   nb.textContent = sent ? t('btn.waiting') : t('btn.next_hand');
   $('play-again').hidden = v.phase !== 'match_over';
+  // "Otra partida": a new match at the same table with the same seats (any player).
+  const rematch = $('rematch');
+  rematch.hidden = !(v.phase === 'match_over' && isPlayer());
+  rematch.disabled = !!S.tableInfo && S.rematchFor === S.tableInfo.match_number;
   $('panel-title').textContent = t('libreta.title');
   const focusKey = `${S.panel}:${overKey(v)}`;
   if (opening || S.panelFocusKey !== focusKey) focusPanel(panel, opening, focusKey);
@@ -956,13 +956,13 @@ function renderPanel() {
 
 /**
  * The panel takes the keyboard focus when it opens (once per hand and mode):
- * on "Siguiente mano" after a hand, so Enter plays on; on "Jugar otra" after
+ * on "Siguiente mano" after a hand, so Enter plays on; on "Otra partida" after
  * the match; else on its close button.
  */
 function focusPanel(panel, opening, focusKey) {
   S.panelFocusKey = focusKey;
   if (opening && !panel.contains(document.activeElement)) S.panelReturnFocus = document.activeElement;
-  const target = [$('next-hand'), $('play-again'), $('panel-close')].find((el) => !el.hidden && !el.disabled);
+  const target = [$('next-hand'), $('rematch'), $('play-again'), $('panel-close')].find((el) => !el.hidden && !el.disabled);
   if (target) target.focus({ preventScroll: true });
 }
 
@@ -990,6 +990,11 @@ function closePanel() { S.panel = null; renderPanel(); }
 $('libreta-btn').addEventListener('click', () => (S.panel ? closePanel() : openPanel(V().phase === 'hand_over' || V().phase === 'match_over' ? 'result' : 'libreta')));
 $('panel-close').addEventListener('click', closePanel);
 $('panel-backdrop').addEventListener('click', closePanel);
+$('rematch').addEventListener('click', () => {
+  if (!conn.send({ type: 'rematch' })) { toast(t('err.offline'), 'offline'); return; }
+  S.rematchFor = S.tableInfo && S.tableInfo.match_number;
+  renderPanel();
+});
 $('next-hand').addEventListener('click', () => {
   const v = V();
   if (conn.send({ type: 'next_hand', seq: S.seq })) { S.nextSentFor = v.hand_number; renderPanel(); } else toast(t('err.offline'), 'offline');
@@ -1028,9 +1033,33 @@ $('seed-hash').addEventListener('click', () => {
 
 // ---------------------------------------------------------------- render all
 
+/**
+ * A private table waiting in its lobby shows the lobby (lobby.js) instead of
+ * the board and the hand; a table this browser only watches says why (the
+ * notice). Returns whether the lobby is shown: then the board is not drawn.
+ */
+function showLobby() {
+  const table = S.tableInfo;
+  const inLobby = !!table && table.status === 'lobby' && !S.fatal;
+  document.body.dataset.lobby = inLobby ? 'on' : 'off';
+  $('lobby').hidden = !inLobby;
+  $('felt').hidden = inLobby;
+  $('me').hidden = inLobby;
+  renderNotice(S.fatal ? null : noticeFor(table, S.seat, S.refused));
+  if (!inLobby) return false;
+  const me = S.seat ?? 0; // a watcher sees the table from South
+  renderLobby({
+    table, me: S.seat, host: S.host, hasToken: !!S.token, teams: V().teams || null,
+    place: (s) => ({ slot: slotOf(s, me), order: clockwise() ? relOf(s, me) : -relOf(s, me) }),
+  });
+  renderToggles();
+  return true;
+}
+
 function renderAll() {
   const v = V();
   document.body.dataset.phase = v.phase || 'loading';
+  if (showLobby()) return;
   document.body.dataset.turn = isMyTurn() ? 'me' : 'other';
   const mr = v.phase === 'match_over' ? v.match_result : null;
   const won = mr ? viewerWon(mr.winner) : null;
@@ -1324,24 +1353,60 @@ function afterViewChange(prev, { sync }) {
   }
 }
 
+const SIT_REFUSALS = new Set(['seat_taken', 'table_full', 'started', 'unauthorized', 'watcher']);
+
 function handleError(f) {
   const code = typeof f.code === 'string' ? f.code : 'unknown';
   // The server's message is English for developers: the player reads the code's words.
   const msg = has(`err.${code}`) ? t(`err.${code}`) : t('err.unknown');
   S.awaiting = false;
   clearTimeout(S.awaitTimer);
-  if (code === 'unknown_table') {
+  // A refused hello: no such table (a malformed id is a mistyped or guessed link too).
+  if (code === 'unknown_table' || (code === 'malformed' && !S.tableInfo)) {
     conn.stop();
-    showFatal(msg);
-    toast(msg, code);
+    showFatal(t('err.unknown_table'));
+    renderAll();
     return;
   }
-  if (code === 'unauthorized' && !S.view) {
-    conn.stop();
-    showFatal(`${msg} ${t('status.notable')}`);
+  // A token this server does not know (its store was reset): forget it and watch; sitting asks for a name again.
+  if (code === 'unauthorized' && !S.tableInfo && S.token) {
+    forgetToken();
+    S.token = null;
+    conn.restart();
+    return;
   }
+  if (SIT_REFUSALS.has(code)) S.sitting = null;
+  if (code === 'table_full') { S.refused = code; renderAll(); return; } // the notice says so: "Mirar" or "Inicio"
   toast(msg, code);
   renderAll();
+}
+
+/** The welcome names this socket's seat; a seat asked for before a new hello is asked for now. */
+function welcomed(f) {
+  S.seat = typeof f.seat === 'number' ? f.seat : null;
+  S.host = S.seat !== null && !!f.table && f.table.host_seat === S.seat;
+  S.sitting = null;
+  if (S.seat !== null) rememberTable(S.tableId, f.table && f.table.preset);
+  const ask = S.sitAfterHello;
+  S.sitAfterHello = null;
+  if (ask !== null && S.seat === null && f.table && f.table.status === 'lobby') sit(ask);
+}
+
+/**
+ * A table frame, before it replaces S.tableInfo: in the lobby, which seat is
+ * mine now (lobby.js seatAfter; when the change does not tell, a new hello
+ * asks); a new match ("Otra partida") opens its hands' sheets afresh.
+ */
+function followTable(next) {
+  const before = S.tableInfo;
+  if (!before || !next) return;
+  if (before.status === 'lobby') {
+    const seat = seatAfter(before, next, S.seat, { host: S.host, sitting: S.sitting, name: S.nickname });
+    if (seat === undefined) { conn.restart(); return; }
+    if (seat !== null && seat === S.sitting) { S.sitting = null; rememberTable(S.tableId, next.preset); }
+    S.seat = seat;
+  }
+  if (next.match_number !== before.match_number) S.panelHandShown = null;
 }
 
 function onFrame(f) {
@@ -1349,6 +1414,7 @@ function onFrame(f) {
     case 'welcome':
       if (typeof f.seat === 'number') S.seat = f.seat;
       if (f.table) S.tableInfo = f.table;
+      welcomed(f);
       seatLayoutKey = '';
       renderAll();
       break;
@@ -1375,6 +1441,7 @@ function onFrame(f) {
       break;
     }
     case 'table':
+      followTable(f.table);
       S.tableInfo = f.table;
       renderAll();
       break;
@@ -1398,6 +1465,27 @@ function onFrame(f) {
 applyI18n();
 wireLangToggle();
 onLangChange(() => renderAll());
+
+// ---------------------------------------------------------------- the lobby: sitting down
+
+/** "Sentarme aquí": ask for `seat`; the next TABLE shows whether it is mine. */
+function sit(seat) {
+  S.refused = null;
+  S.sitting = seat;
+  if (!conn.send({ type: 'sit', seat })) { S.sitting = null; toast(t('err.offline'), 'offline'); }
+}
+
+/** "Sentarme aquí" with no token yet: sign in with the nickname, say hello again as that player, then sit. */
+async function join(seat, nickname) {
+  const got = await signIn(nickname);
+  if (got.error) { joinFailed(got.error, got.field); return; }
+  S.token = got.token;
+  S.nickname = got.nickname;
+  S.sitAfterHello = seat;
+  conn.restart();
+}
+
+wireLobby({ send: (frame) => conn.send(frame), sit, join, toast });
 
 const conn = new Connection({
   hello: () => ({ type: 'hello', table: S.tableId, token: S.token, last_seq: S.seq }),
