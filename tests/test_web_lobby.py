@@ -20,8 +20,10 @@ import pytest
 import test_web_static as web
 from conftest import drive
 from test_web_static import ARTIFACTS, assert_no_hscroll
+from webfake import FAKE_WS, sent
 
-browser = web.browser  # Chromium, as the other page tests launch it (a fixture of this module too)
+# Chromium as the other page tests launch it, and their fake server (static files only), as fixtures of this module.
+browser, server, base_url = web.browser, web.server, web.base_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 GUARD_MS = 20_000  # a guard against a page that never gets there, not a timed assertion
@@ -202,6 +204,12 @@ def test_four_friends_sit_from_the_link_move_start_and_play_a_whole_hand(browser
         beto.page.locator('[data-testid="lobby-seat"][data-seat="2"] [data-testid="stand"]').wait_for(timeout=GUARD_MS)
         assert beto.page.locator('.lring-slot--bottom [data-testid="lobby-seat"]').get_attribute("data-seat") == "2"
         assert cuca.page.locator('.lring-slot--bottom [data-testid="lobby-seat"]').get_attribute("data-seat") == "1"
+        # Dani's page in English: the lobby follows the toggle.
+        dani.page.click('[data-testid="lang-toggle"]')
+        assert dani.seat(3).locator('[data-testid="stand"]').inner_text() == "Stand up"
+        assert "Watching" in dani.page.locator('[data-testid="lobby-watchers"]').inner_text() or "Nobody" in dani.page.locator('[data-testid="lobby-watchers"]').inner_text()
+        dani.page.click('[data-testid="lang-toggle"]')
+        assert dani.seat(3).locator('[data-testid="stand"]').inner_text() == "Levantarme"
         # The settings: the host chooses, everyone reads them.
         host.page.select_option('[data-testid="grace"]', "60")
         dani.page.wait_for_function("document.getElementById('lobby-settings').textContent.includes('60 segundos')", timeout=GUARD_MS)
@@ -254,8 +262,17 @@ def test_a_full_table_an_unknown_code_and_a_started_table_say_so(browser: Any, l
     newcomer = Player(browser, phone=True)
     lost = Player(browser)
     english = Player(browser, lang="en")
-    players = [eli, newcomer, lost, english]
+    stale = Player(browser, token="a-token-from-another-server")
+    players = [eli, newcomer, lost, english, stale]
     try:
+        # A browser whose token this server does not know forgets it and watches: sitting asks for a name.
+        open_link(stale, f"{srv.base}/t/{tid}")
+        stale.page.locator('[data-testid="lobby-nickname"]').wait_for(state="visible", timeout=GUARD_MS)
+        assert "unauthorized" in stale.error_codes()
+        assert stale.page.evaluate("localStorage.getItem('capicua.token')") is None
+        assert stale.page.locator("#fatal").is_hidden()
+        stale.close()
+        players.remove(stale)
         open_link(eli, f"{srv.base}/t/{tid}")
         assert eli.seat_names() == ["Ana", ""]
 
@@ -384,3 +401,69 @@ def test_otra_partida_starts_match_two_with_the_same_seats_and_a_finished_table_
             p.close()
         ana_c.close()
         beto_c.close()
+
+
+# --------------------------------------------------------------------------- the page's own reasoning (fake server)
+
+
+def test_which_seat_is_mine_after_a_lobby_change(browser: Any, base_url: str) -> None:
+    """lobby.js seatAfter: the server names a socket's seat only in its welcome, so the
+    page reads the lobby's changes (a sit, the host's swaps, a stand or a clear)."""
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    try:
+        page.goto(f"{base_url}/rules")
+        got = page.evaluate("""async () => {
+          const { seatAfter } = await import('/static/js/lobby.js');
+          const T = (names, host = 0) => ({ host_seat: host, seats: names.map((n, seat) =>
+            n === null ? { seat, kind: 'empty', name: '' } : n.startsWith('bot:') ? { seat, kind: 'bot', name: n.slice(4), character: n.slice(4) } : { seat, kind: 'human', name: n }) });
+          const me = (o) => ({ host: false, sitting: null, name: 'Beto', ...o });
+          const said = (v) => (v === undefined ? 'ask' : v);
+          return {
+            host: said(seatAfter(T(['Ana', 'Beto', null, null]), T(['Beto', 'Ana', null, null], 1), 0, me({ host: true }))),
+            sat: said(seatAfter(T(['Ana', null]), T(['Ana', ' Beto ']), null, me({ sitting: 1 }))),
+            sat_not_yet: said(seatAfter(T(['Ana', null]), T(['Ana', null]), null, me({ sitting: 1 }))),
+            taken_by_other: said(seatAfter(T(['Ana', null]), T(['Ana', 'Fede']), null, me({ sitting: 1 }))),
+            was_taken: said(seatAfter(T(['Ana', 'Fede']), T(['Ana', 'Fede']), null, me({ sitting: 1 }))),
+            watching: said(seatAfter(T(['Ana', null]), T(['Ana', 'Fede']), null, me())),
+            swapped: said(seatAfter(T(['Ana', 'Beto', 'Cuca', null]), T(['Ana', 'Cuca', 'Beto', null]), 1, me())),
+            moved_to_empty: said(seatAfter(T(['Ana', 'Beto', 'Cuca', null]), T(['Ana', null, 'Cuca', 'Beto']), 1, me())),
+            swapped_with_bot: said(seatAfter(T(['Ana', 'Beto', 'bot:cuca']), T(['Ana', 'bot:cuca', 'Beto']), 1, me())),
+            stood: said(seatAfter(T(['Ana', 'Beto', 'Cuca']), T(['Ana', null, 'Cuca']), 1, me())),
+            untouched: said(seatAfter(T(['Ana', 'Beto', null]), T(['Ana', 'Beto', 'Dani']), 1, me())),
+            others_swapped: said(seatAfter(T(['Ana', 'Beto', 'Cuca', 'Dani']), T(['Ana', 'Beto', 'Dani', 'Cuca']), 1, me())),
+            // Two changes in one (not one swap): the page asks its seat again.
+            unclear: said(seatAfter(T(['Ana', 'Beto', 'Cuca', null]), T(['Ana', 'Dani', 'Cuca', 'Beto']), 1, me())),
+          };
+        }""")
+        assert got == {
+            "host": 1, "sat": 1, "sat_not_yet": None, "taken_by_other": "ask", "was_taken": None, "watching": None,
+            "swapped": 2, "moved_to_empty": 3, "swapped_with_bot": 2, "stood": None, "untouched": 1,
+            "others_swapped": 1, "unclear": "ask",
+        }, got
+    finally:
+        ctx.close()
+
+
+def test_a_token_kept_per_table_before_becomes_the_one_token(browser: Any, base_url: str) -> None:
+    """A browser from before one token per browser: its token (the guest-token pref) moves to
+    capicua.token, is said in the hello, and the remembered tables keep no token."""
+    ctx = browser.new_context()
+    ctx.add_init_script(FAKE_WS)
+    ctx.add_init_script("""
+      if (!sessionStorage.getItem('seeded')) {
+        sessionStorage.setItem('seeded', '1');
+        localStorage.removeItem('capicua.token');
+        localStorage.setItem('capicua.pref.guest-token', 'tok-old');
+        localStorage.setItem('capicua:table:t_old', JSON.stringify({ table_id: 't_old', token: 'tok-old', seat: 2, created: 5 }));
+      }""")
+    page = ctx.new_page()
+    try:
+        page.goto(f"{base_url}/t/t_test")
+        page.wait_for_function("window.__sent && window.__sent.length > 0")
+        assert sent(page)[0] == {"type": "hello", "table": "t_test", "token": "tok-old", "last_seq": 0}
+        assert page.evaluate("localStorage.getItem('capicua.token')") == "tok-old"
+        assert page.evaluate("localStorage.getItem('capicua.pref.guest-token')") is None
+        assert json.loads(page.evaluate("localStorage.getItem('capicua:table:t_old')")) == {"table_id": "t_old", "created": 5}
+    finally:
+        ctx.close()
