@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint typecheck clean sim
+.PHONY: run test bench bench-server lint typecheck clean sim
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -23,6 +23,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/capicua bench
+
+bench-server: $(STAMP)
+	$(BIN)/capicua bench-server
 
 sim: $(STAMP)
 	$(BIN)/capicua sim --preset cubano --matches 20 --seed 1 --bot botagorda

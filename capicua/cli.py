@@ -278,6 +278,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .server.app import main as serve_main
 
         return serve_main(argv[1:], prog="capicua serve")
+    if argv and argv[0] == "bench-server":
+        from .benchserver import main as bench_server_main
+
+        return int(bench_server_main(argv[1:]) or 0)
     if argv and argv[0] == "bench":
         from .bench import main as bench_main
 
@@ -312,6 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     vp.add_argument("--record", default=None, metavar="FILE", help="verify hand --hand of this match record")
     vp.add_argument("--match", type=int, default=0, help="which record of a JSON-lines file (0 by default)")
     sub.add_parser("bench", help="playout throughput benchmark")
+    sub.add_parser("bench-server", help="the server under a ramp of tables played at a human pace")
     sub.add_parser("tournament", help="duplicate-deal bot tournament")
     sub.add_parser("fit-playmodel", help="fit experto's play model to the search bots' decisions")
     args = parser.parse_args(argv)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from .errors import RulesError
@@ -106,9 +107,16 @@ class Rules:
         return {"preset": self.preset, "options": dict(self.options)}
 
     def describe(self) -> dict[str, Any]:
-        """Every resolved field, for clients and docs."""
-        data = asdict(self)
+        """Every resolved field, for clients and docs (a fresh dict each time)."""
+        data = dict(self._described)
         data["options"] = dict(self.options)
+        return data
+
+    @cached_property
+    def _described(self) -> dict[str, Any]:
+        # Rules never change: every view of every match describes them, so the
+        # dataclass walk is done once per Rules object.
+        data = asdict(self)
         data["tile_count"] = self.tile_count
         data["sleeping"] = self.sleeping
         return data

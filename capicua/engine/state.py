@@ -91,7 +91,7 @@ class Hand:
         self.number = number
         self.seed = seed
         self.seed_hash = seed_hash(seed)
-        self.deals: list[dict[str, Any]] = []  # every deal made, the last one is played
+        self.dealt: tuple[Deal, ...] = ()  # every deal made, the last one is played
         self.voided: list[dict[str, Any]] = []  # why each earlier deal was voided
         self.shown: list[int] = []  # seats that showed five doubles (on_request), in order
         self.first_deal: Deal | None = None  # a deal given by start_hand_with_deal
@@ -121,6 +121,11 @@ class Hand:
         self.deal_source = "seed"
         self.given_deal: dict[str, Any] | None = None
         self.opener_given: int | None = None
+
+    @property
+    def deals(self) -> list[dict[str, Any]]:
+        """Every deal made (JSON, as records hold them); the last one is played."""
+        return [d.to_json() for d in self.dealt]
 
     def playable_arms(self) -> list[str]:
         return list(self.uncovered) if self.uncovered else list(self.arm_order)
@@ -336,7 +341,7 @@ class Match:
         """Make ``dealt.standing`` the hand's tiles; each new void is a public ``redeal`` event."""
         for void in dealt.voided[len(hand.voided) :]:
             events.append({"kind": "redeal", **void})
-        hand.deals = [d.to_json() for d in dealt.deals]
+        hand.dealt = dealt.deals
         hand.voided = [copy.deepcopy(v) for v in dealt.voided]
         standing = dealt.standing
         hand.hands = [list(h) for h in standing.hands]
@@ -709,8 +714,8 @@ class Match:
             "opener": hand.opener if hand else None,
             "scores": list(self.scores),
             "teams": [rules.team_of(s) for s in range(rules.players)],
-            "sheet": copy.deepcopy(self.sheet),
-            "match_result": copy.deepcopy(self.match_result),
+            "sheet": _copy(self.sheet),
+            "match_result": _copy(self.match_result),
         }
         if hand is None:
             out.update(
@@ -739,14 +744,14 @@ class Match:
                  "playable": not hand.uncovered or arm in hand.uncovered}
                 for arm in hand.arm_order
             ],
-            last=copy.deepcopy(hand.last),
+            last=_copy(hand.last),
             legal=[m.to_json() for m in self.legal_moves()] if seat is not None and seat == self.turn else [],
             history=history,
             passed_on=[sorted(p) for p in hand.passed_on],
             seed_hash=hand.seed_hash,
             redeal_pending=list(hand.pending_redeal),
-            voided=copy.deepcopy(hand.voided),
-            result=copy.deepcopy(hand.result),
+            voided=_copy(hand.voided),
+            result=_copy(hand.result),
             revealed=[[list(t) for t in h] for h in hand.hands] if over else None,
         )
         return out
@@ -770,8 +775,8 @@ class Match:
             "number": h.number,
             "seed_hash": h.seed_hash,
             "voided": copy.deepcopy(h.voided),
-            "deal": copy.deepcopy(h.deals[-1]) if h.deals else None,
-            "deals": len(h.deals),
+            "deal": h.dealt[-1].to_json() if h.dealt else None,
+            "deals": len(h.dealt),
             "opener_drawn": h.opener_drawn,
             "opener": h.opener,
             "actions": copy.deepcopy(h.actions),
@@ -824,6 +829,16 @@ def next_opener(
         if tied:
             return tied[0]
     return others[0]
+
+
+def _copy(value: Any) -> Any:
+    """A copy of JSON-like data (dicts, lists, scalars): what ``copy.deepcopy``
+    gives for it, several times faster (views are built for every change)."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
 
 
 def _round5(x: int) -> int:

@@ -22,6 +22,7 @@ command returns one error frame and no entry: nothing changes.
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from collections import deque
 from collections.abc import Iterable
@@ -164,7 +165,7 @@ class TableCore:
         self.secret: str = open_entry["secret"]
         self.preset: str = open_entry["preset"]
         self.options: dict[str, Any] = dict(open_entry["options"])
-        self.rules: Rules = make_rules(self.preset, **self.options)
+        self.rules, self._describe = _rules(self.preset, self.options)
         self.private: bool = bool(open_entry.get("private"))
         self.host: str | None = open_entry.get("host")
         settings = open_entry.get("settings") or {}
@@ -186,12 +187,11 @@ class TableCore:
         self.created_at = self.updated_at = int(open_entry.get("at", 0))
         self.timed_out: tuple[int, int] | None = None  # (seat, seq) whose turn ran out
         self.conns: dict[int, _Conn] = {}
-        self._describe = self.rules.describe()
-        self._last_table: dict[str, Any] | None = None
+        self._last_table = b""  # the fingerprint of the last table state sent
         # Effect bookkeeping (what the shell was asked to do; rebuilt after a load).
         self._timers: dict[str, int] = {}
         self._asked: str | None = None
-        self._last_table = self.table_state()
+        self._last_table = _digest(self.table_state())
         self._projected = self._projection_key()
 
     # ------------------------------------------------------------ building
@@ -666,8 +666,9 @@ class TableCore:
         self.log_seq += 1
         self.updated_at = max(self.updated_at, at)
         state = self.table_state()
-        if state != self._last_table:
-            self._last_table = state
+        digest = _digest(state)
+        if digest != self._last_table:
+            self._last_table = digest
             frames.append((ALL, protocol.table_frame(self.seq, state)))
 
     def _apply_presence(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
@@ -775,6 +776,25 @@ class TableCore:
                 (ALL, protocol.said_frame(self.seq, line["seat"], line["moment"], line["es"], line["en"],
                                           "neighbour", line["name"]))
             )
+
+
+_RULES: dict[str, tuple[Rules, dict[str, Any]]] = {}
+
+
+def _rules(preset: str, options: dict[str, Any]) -> tuple[Rules, dict[str, Any]]:
+    """The rules of a game and their description, shared by every table of that game
+    (both are never changed: a thousand tables need not hold a thousand copies)."""
+    key = json.dumps([preset, options], sort_keys=True)
+    found = _RULES.get(key)
+    if found is None:
+        rules = make_rules(preset, **options)
+        found = _RULES[key] = (rules, rules.describe())
+    return found
+
+
+def _digest(state: dict[str, Any]) -> bytes:
+    """A fingerprint of a table state: compared after every entry, kept instead of the state."""
+    return hashlib.blake2b(json.dumps(state, sort_keys=True, separators=(",", ":")).encode(), digest_size=16).digest()
 
 
 def _iso(ms: int) -> str:

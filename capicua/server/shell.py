@@ -126,22 +126,28 @@ class TableShell:
 
     async def _run(self) -> None:
         while not self.stopped:
-            cmd = await self.inbox.get()
-            try:
-                out = self.core.handle(cmd, self.clock.now_ms())
-            except Exception:
-                log.exception("table %s stopped on a fault; it reloads from its log on the next hello", self.id)
-                await self._fail(Code.INTERNAL, "the table stopped on a server fault; reload")
+            if not await self._step(await self.inbox.get()):
                 return
-            try:
-                await self._persist(out)
-            except StaleAppend:
-                log.warning("table %s: another copy wrote its log; this one stops", self.id)
-                await self._fail(Code.INTERNAL, "the table moved; reload")
-                return
-            self._route(cmd)
-            self._publish(out)
-            self._run_effects(out)
+
+    async def _step(self, cmd: Command) -> bool:
+        """One command, start to end (its outcome is not kept once it is out: an idle
+        table holds no frame). False when the table stopped."""
+        try:
+            out = self.core.handle(cmd, self.clock.now_ms())
+        except Exception:
+            log.exception("table %s stopped on a fault; it reloads from its log on the next hello", self.id)
+            await self._fail(Code.INTERNAL, "the table stopped on a server fault; reload")
+            return False
+        try:
+            await self._persist(out)
+        except StaleAppend:
+            log.warning("table %s: another copy wrote its log; this one stops", self.id)
+            await self._fail(Code.INTERNAL, "the table moved; reload")
+            return False
+        self._route(cmd)
+        self._publish(out)
+        self._run_effects(out)
+        return True
 
     async def _persist(self, out: Outcome) -> None:
         if not out.entries:

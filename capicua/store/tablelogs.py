@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from . import Store, iso_utc
 from .models import MatchEvent, MatchRow, SeatRow, TableMatch
@@ -38,6 +39,9 @@ class Append:
     match_number: int | None = None
     record: dict[str, Any] | None = None
     seats: list[dict[str, Any]] | None = None
+
+    def has_projection(self) -> bool:
+        return self.status is not None or self.seats is not None or self.match_number is not None
 
 
 def _now() -> datetime:
@@ -83,9 +87,8 @@ def append_many(store: Store, appends: list[Append]) -> list[Exception | None]:
     if not appends:
         return []
     try:
-        with store.sessions.begin() as s:
-            for a in appends:
-                _write(s, a)
+        with store.engine.begin() as conn:
+            _write(conn, appends)
         return [None] * len(appends)
     except IntegrityError:
         if len(appends) == 1:
@@ -93,19 +96,39 @@ def append_many(store: Store, appends: list[Append]) -> list[Exception | None]:
     results: list[Exception | None] = []
     for a in appends:
         try:
-            with store.sessions.begin() as s:
-                _write(s, a)
+            with store.engine.begin() as conn:
+                _write(conn, [a])
             results.append(None)
         except IntegrityError:
             results.append(StaleLog(f"entry {a.first_seq} of {a.table_id} is already written"))
     return results
 
 
-def _write(s: Any, a: Append) -> None:
+def _write(conn: Any, appends: list[Append]) -> None:
+    """The appends' entries in one multi-row insert (SQLAlchemy Core: the ORM's unit of
+    work costs more than the write itself), then each table's row and projection."""
     now = _now()
-    for i, data in enumerate(a.entries):
-        s.add(MatchEvent(match_id=a.table_id, seq=a.first_seq + i, data=data, created_at=now))
-    s.flush()
+    rows = [
+        {"match_id": a.table_id, "seq": a.first_seq + i, "data": data, "created_at": now}
+        for a in appends
+        for i, data in enumerate(a.entries)
+    ]
+    conn.execute(insert(MatchEvent), rows)
+    plain = sorted({a.table_id for a in appends if not a.has_projection()})
+    if plain:
+        conn.execute(
+            update(MatchRow).where(MatchRow.id == bindparam("tid")).values(updated_at=bindparam("now")),
+            [{"tid": t, "now": now} for t in plain],
+        )
+    projected = [a for a in appends if a.has_projection()]
+    if projected:
+        with Session(bind=conn) as s:
+            for a in projected:
+                _project(s, a, now)
+            s.flush()
+
+
+def _project(s: Session, a: Append, now: datetime) -> None:
     values: dict[str, Any] = {"updated_at": now}
     if a.status is not None:
         values["status"] = a.status

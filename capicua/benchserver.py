@@ -1,0 +1,431 @@
+"""``capicua bench-server``: the server under a load of tables played at a human pace.
+
+Starts a real server process (SQLite, its default bot pool), then a ramp: for
+each N of ``--tables`` it opens tables until N are playing, each one guest
+and neighbours (``--level``, ``medio`` by default) over a real websocket, and
+measures for ``--seconds``:
+
+- the latency from a guest's play intent to the ``events`` frame carrying that
+  play (p50/p95/p99), against a baseline measured in the same run at the same
+  moment: the round trip of a ``ping`` on the same sockets (the floor the
+  sockets, the loop and the load generator set);
+- events and frames per second, refused intents;
+- the server's and the load generator's CPU (percent of one core) and the
+  server's memory, per table.
+
+A guest thinks ``--think`` seconds before each move and before "Siguiente
+mano", and asks for "Otra partida" when a match ends, so the load holds
+steady. Then ``--idle`` more tables are opened and left waiting for their
+guest: the server's memory per idle table, with its socket and after the
+socket has gone. Progress goes to stderr; the table of results to stdout
+(``--json`` for JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def proc_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def proc_rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def children_cpu_s(pid: int) -> float:
+    """CPU seconds of a process's live children (the bot pool's workers)."""
+    total = 0.0
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        with contextlib.suppress(OSError):
+            total += proc_cpu_s(int(child)) + children_cpu_s(int(child))
+    return total
+
+
+def self_cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)  # ms, play intent -> its events frame
+    pings: list[float] = field(default_factory=list)  # ms, ping -> pong (the baseline)
+    events: int = 0
+    frames: int = 0
+    errors: int = 0
+    plays: int = 0
+
+    def reset(self) -> None:
+        self.latencies.clear()
+        self.pings.clear()
+        self.events = self.frames = self.errors = self.plays = 0
+
+
+class Guest:
+    """One guest at one table, playing like a person: think, then play the first legal move."""
+
+    def __init__(self, base: str, ws_url: str, stats: Stats, think: float, rng: random.Random) -> None:
+        self.base = base
+        self.ws_url = ws_url
+        self.stats = stats
+        self.think = think
+        self.rng = rng
+        self.ws: Any = None
+        self.seq = 0
+        self.view: dict[str, Any] | None = None
+        self.sent_at: float | None = None
+        self.sent_seq = -1
+        self.pending: asyncio.Task[None] | None = None
+        self.ping_at: float | None = None
+        self.ready = asyncio.Event()
+        self.measure = True
+
+    async def open(self, client: Any, level: str, watch_ready: bool = True) -> None:
+        r = await client.post(self.base + "/api/tables", json={"nickname": "Bench", "partner_level": level,
+                                                               "rival_level": level})
+        r.raise_for_status()
+        body = r.json()
+        import websockets
+
+        self.ws = await websockets.connect(self.ws_url, max_size=2**22)
+        await self.ws.send(json.dumps({"type": "hello", "table": body["table_id"], "token": body["token"]}))
+
+    async def run(self) -> None:
+        try:
+            async for text in self.ws:
+                self._frame(json.loads(text))
+        except Exception:  # the server went away at the end of the run
+            return
+
+    def _frame(self, f: dict[str, Any]) -> None:
+        now = time.perf_counter()
+        kind = f.get("type")
+        self.stats.frames += 1
+        if kind == "pong":
+            if self.ping_at is not None:
+                self.stats.pings.append((now - self.ping_at) * 1000)
+                self.ping_at = None
+            return
+        if kind == "error":
+            self.stats.errors += 1
+            self.sent_at = None
+            self._next()
+            return
+        if kind not in ("events", "sync"):
+            return
+        if kind == "events":
+            self.stats.events += len(f["events"])
+            if self.sent_at is not None and f["seq"] > self.sent_seq:
+                me = self.view["seat"] if self.view else 0
+                if any(e["event"]["kind"] == "play" and e["event"].get("seat") == me for e in f["events"]):
+                    self.stats.latencies.append((now - self.sent_at) * 1000)
+                    self.sent_at = None
+        self.seq = f["seq"]
+        self.view = f["view"]
+        self.ready.set()
+        self._next()
+
+    def _next(self) -> None:
+        v = self.view
+        if v is None or self.pending is not None or self.sent_at is not None:
+            return
+        mine = v["phase"] in ("play", "redeal_question") and v["turn"] == v["seat"] and v["legal"]
+        if mine or v["phase"] in ("hand_over", "match_over"):
+            self.pending = asyncio.get_running_loop().create_task(self._act_later())
+
+    async def _act_later(self) -> None:
+        await asyncio.sleep(self.think * self.rng.uniform(0.75, 1.25))
+        self.pending = None
+        v = self.view
+        if v is None:
+            return
+        if v["phase"] == "hand_over":
+            await self.ws.send(json.dumps({"type": "next_hand", "seq": self.seq}))
+        elif v["phase"] == "match_over":
+            await self.ws.send(json.dumps({"type": "rematch"}))
+        elif v["phase"] in ("play", "redeal_question") and v["turn"] == v["seat"] and v["legal"]:
+            move = v["legal"][0]
+            frame = ({"type": "redeal", "seq": self.seq, "accept": move["redeal"]} if "redeal" in move
+                     else {"type": "play", "seq": self.seq, "tile": move["tile"], "end": move["end"]})
+            self.sent_seq = self.seq
+            self.sent_at = time.perf_counter()
+            self.stats.plays += 1
+            await self.ws.send(json.dumps(frame))
+            return
+        self._next()
+
+    async def ping(self) -> None:
+        if self.ping_at is None and self.ws is not None:
+            self.ping_at = time.perf_counter()
+            with contextlib.suppress(Exception):
+                await self.ws.send('{"type":"ping"}')
+
+    async def close(self) -> None:
+        if self.pending is not None:
+            self.pending.cancel()
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+
+
+class Server:
+    """``python -m capicua.server`` in a process of its own, on a fresh SQLite database."""
+
+    def __init__(self, bot_delay: str, tmp: Path) -> None:
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}/ws"
+        env = dict(os.environ, CAPICUA_RATE_LIMIT="1000,1", CAPICUA_TABLE_RATE="1000000,1",
+                   CAPICUA_SOCKETS_PER_CLIENT="1000000")
+        cmd = [sys.executable, "-m", "capicua.server", "--port", str(self.port), "--data-dir", str(tmp),
+               "--bot-delay", bot_delay, "--log-level", "warning"]
+        self.log = open(tmp / "server.log", "ab")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    async def wait(self, client: Any) -> None:
+        for _ in range(600):
+            with contextlib.suppress(Exception):
+                if (await client.get(self.base + "/healthz")).status_code == 200:
+                    return
+            if self.proc.poll() is not None:
+                raise RuntimeError("the server did not start")
+            await asyncio.sleep(0.1)
+        raise RuntimeError("the server did not start")
+
+    def cpu_s(self) -> float:
+        return proc_cpu_s(self.proc.pid)
+
+    def pool_cpu_s(self) -> float:
+        try:
+            return children_cpu_s(self.proc.pid)
+        except OSError:
+            return 0.0
+
+    def rss_kb(self) -> int:
+        return proc_rss_kb(self.proc.pid)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=20)
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.log.close()
+        keep = os.environ.get("CAPICUA_BENCH_SERVER_LOG")
+        if keep:  # the server's own log, for a look after the run
+            Path(keep).write_bytes(Path(self.log.name).read_bytes())
+
+
+async def _pinger(guests: list[Guest], stop: asyncio.Event, every: float) -> None:
+    rng = random.Random(7)
+    while not stop.is_set():
+        if guests:
+            await rng.choice(guests).ping()
+        await asyncio.sleep(every)
+
+
+async def _open_many(guests: list[Guest], client: Any, level: str, at_once: int = 20) -> None:
+    sem = asyncio.Semaphore(at_once)
+
+    async def one(g: Guest) -> None:
+        async with sem:
+            await g.open(client, level)
+            asyncio.get_running_loop().create_task(g.run())
+            await asyncio.wait_for(g.ready.wait(), 120)
+
+    await asyncio.gather(*(one(g) for g in guests))
+
+
+async def ramp(args: argparse.Namespace) -> dict[str, Any]:
+    import httpx
+    from tqdm import tqdm
+
+    out: dict[str, Any] = {"steps": [], "idle": None, "think_s": args.think, "level": args.level,
+                           "bot_delay": args.bot_delay, "seconds": args.seconds}
+    with tempfile.TemporaryDirectory(prefix="capicua-bench-") as tmp:
+        server = Server(args.bot_delay, Path(tmp))
+        stats = Stats()
+        guests: list[Guest] = []
+        rng = random.Random(1)
+        limits = httpx.Limits(max_connections=50)
+        async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+            try:
+                await server.wait(client)
+                await asyncio.sleep(2.0)  # the bot pool's workers start
+                base_rss = server.rss_kb()
+                stop = asyncio.Event()
+                pinger = asyncio.get_running_loop().create_task(_pinger(guests, stop, 0.01))
+                steps = sorted(set(args.tables))
+                bar = tqdm(total=len(steps) * (args.seconds + args.warmup), unit="s", file=sys.stderr,
+                           desc="bench-server", dynamic_ncols=True)
+                for n in steps:
+                    new = [Guest(server.base, server.ws_url, stats, args.think, rng) for _ in range(n - len(guests))]
+                    bar.set_postfix_str(f"opening {len(new)} tables")
+                    await _open_many(new, client, args.level)
+                    guests.extend(new)
+                    bar.set_postfix_str(f"{n} tables")
+                    for _ in range(int(args.warmup)):
+                        await asyncio.sleep(1)
+                        bar.update(1)
+                    stats.reset()
+                    t0, s0, p0, g0 = time.perf_counter(), server.cpu_s(), server.pool_cpu_s(), self_cpu_s()
+                    for _ in range(int(args.seconds)):
+                        await asyncio.sleep(1)
+                        bar.update(1)
+                    dt = time.perf_counter() - t0
+                    rss = server.rss_kb()
+                    out["steps"].append({
+                        "tables": n,
+                        "plays": stats.plays,
+                        "latency_ms": {p: round(percentile(stats.latencies, q), 1)
+                                       for p, q in (("p50", 50), ("p95", 95), ("p99", 99))},
+                        "ping_ms": {p: round(percentile(stats.pings, q), 1) for p, q in (("p50", 50), ("p99", 99))},
+                        "events_per_s": round(stats.events / dt, 1),
+                        "frames_per_s": round(stats.frames / dt, 1),
+                        "errors": stats.errors,
+                        "server_cpu_pct": round(100 * (server.cpu_s() - s0) / dt, 1),
+                        "bot_pool_cpu_pct": round(100 * (server.pool_cpu_s() - p0) / dt, 1),
+                        "generator_cpu_pct": round(100 * (self_cpu_s() - g0) / dt, 1),
+                        "server_rss_mb": round(rss / 1024, 1),
+                        "kb_per_table": round((rss - base_rss) / n, 1),
+                    })
+                bar.close()
+                stop.set()
+                pinger.cancel()
+                for g in guests:
+                    await g.close()
+                guests.clear()
+            finally:
+                server.stop()
+        if args.idle:
+            out["idle"] = await idle_memory(args)
+    return out
+
+
+async def idle_memory(args: argparse.Namespace) -> dict[str, Any]:
+    """Memory per table in memory with nobody playing, on a fresh server with
+    neighbours who never move (each table waits). Tables whose guest has gone:
+    two batches are opened, each guest says hello and leaves; the second batch
+    reuses the memory the first one's sockets freed, so its growth is the
+    tables' own. Then a third batch whose guests stay: a table with its socket."""
+    import httpx
+    from tqdm import tqdm
+
+    with tempfile.TemporaryDirectory(prefix="capicua-bench-idle-") as tmp:
+        server = Server("1000000", Path(tmp))
+        stats = Stats()
+        rng = random.Random(2)
+        n = args.idle
+        rss: list[int] = []
+        async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=50)) as client:
+            try:
+                await server.wait(client)
+                await asyncio.sleep(2.0)
+                with tqdm(total=4, desc=f"idle tables ({n} per batch)", file=sys.stderr) as bar:
+                    for _batch, size, stay in (("warm", 100, False), ("first", n, False), ("second", n, False),
+                                              ("staying", n, True)):
+                        guests = [Guest(server.base, server.ws_url, stats, 1e9, rng) for _ in range(size)]
+                        await _open_many(guests, client, "medio")
+                        if not stay:
+                            for g in guests:
+                                await g.close()
+                        await asyncio.sleep(2.0)
+                        rss.append(server.rss_kb())
+                        bar.update(1)
+            finally:
+                server.stop()
+    return {
+        "tables": n,
+        "kb_per_idle_table": round((rss[2] - rss[1]) / n, 1),
+        "kb_per_table_with_socket": round((rss[3] - rss[2]) / n, 1),
+        "rss_mb": [round(r / 1024, 1) for r in rss],
+    }
+
+
+def render(out: dict[str, Any]) -> str:
+    lines = [
+        f"capicua bench-server: one guest and neighbours ({out['level']}) per table, think {out['think_s']} s, "
+        f"bot delay {out['bot_delay']} s, {out['seconds']} s per step",
+        "baseline: the ping round trip on the same sockets at the same time",
+        "",
+        "| tables | plays | play→event p50 / p95 / p99 ms | ping p50 / p99 ms | events/s | frames/s | errors "
+        "| server CPU % | bot pool CPU % | generator CPU % | server RSS MB | KB/table |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in out["steps"]:
+        lat, ping = s["latency_ms"], s["ping_ms"]
+        lines.append(
+            f"| {s['tables']} | {s['plays']} | {lat['p50']} / {lat['p95']} / {lat['p99']} | "
+            f"{ping['p50']} / {ping['p99']} | {s['events_per_s']} | {s['frames_per_s']} | {s['errors']} | "
+            f"{s['server_cpu_pct']} | {s['bot_pool_cpu_pct']} | {s['generator_cpu_pct']} | "
+            f"{s['server_rss_mb']} | {s['kb_per_table']} |"
+        )
+    idle = out.get("idle")
+    if idle:
+        lines += ["", f"idle tables ({idle['tables']} per batch): {idle['kb_per_idle_table']} KB each in memory with "
+                  f"nobody connected (mid-hand, waiting for their guest); {idle['kb_per_table_with_socket']} KB each "
+                  f"with the guest's socket open (server RSS by batch: {idle['rss_mb']} MB)"]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="capicua bench-server", description=__doc__.split("\n\n")[0])
+    p.add_argument("--tables", type=lambda s: [int(x) for x in s.split(",")], default=[100, 250, 500, 1000],
+                   help="the ramp: numbers of tables playing at once (default 100,250,500,1000)")
+    p.add_argument("--seconds", type=float, default=30.0, help="measured seconds per step (default 30)")
+    p.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring each step (default 5)")
+    p.add_argument("--think", type=float, default=2.0, help="a guest's seconds to think (default 2)")
+    p.add_argument("--bot-delay", default="0.6,1.5", help='the neighbours\' delay, as capicua serve takes it')
+    p.add_argument("--level", default="medio", help="the neighbours' level (default medio)")
+    p.add_argument("--idle", type=int, default=1000, help="idle tables to measure memory with (0: skip)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = p.parse_args(argv)
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    out = asyncio.run(ramp(args))
+    print(json.dumps(out, indent=1) if args.json else render(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
