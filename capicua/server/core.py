@@ -187,11 +187,11 @@ class TableCore:
         self.created_at = self.updated_at = int(open_entry.get("at", 0))
         self.timed_out: tuple[int, int] | None = None  # (seat, seq) whose turn ran out
         self.conns: dict[int, _Conn] = {}
-        self._last_table = b""  # the fingerprint of the last table state sent
+        self._last_table: tuple[Any, ...] = ()  # what the last table state sent showed
         # Effect bookkeeping (what the shell was asked to do; rebuilt after a load).
         self._timers: dict[str, int] = {}
         self._asked: str | None = None
-        self._last_table = _digest(self.table_state())
+        self._last_table = self._table_key()
         self._projected = self._projection_key()
 
     # ------------------------------------------------------------ building
@@ -665,11 +665,16 @@ class TableCore:
         handler(self, entry, at, frames)
         self.log_seq += 1
         self.updated_at = max(self.updated_at, at)
-        state = self.table_state()
-        digest = _digest(state)
-        if digest != self._last_table:
-            self._last_table = digest
-            frames.append((ALL, protocol.table_frame(self.seq, state)))
+        key = self._table_key()
+        if key != self._last_table:
+            self._last_table = key
+            frames.append((ALL, protocol.table_frame(self.seq, self.table_state())))
+
+    def _table_key(self) -> tuple[Any, ...]:
+        """Everything :meth:`table_state` shows, compared after every entry (cheaper
+        than building the state: most entries are moves that change none of it)."""
+        seats = tuple((s.kind, s.name, s.player, s.level, s.character, s.online, s.controller) for s in self.seats)
+        return (self.status, self.watchers, self.grace, self.turn_timer, self.match_number, self._turn_deadline(), seats)
 
     def _apply_presence(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
         s = self.seats[e["seat"]]
@@ -790,11 +795,6 @@ def _rules(preset: str, options: dict[str, Any]) -> tuple[Rules, dict[str, Any]]
         rules = make_rules(preset, **options)
         found = _RULES[key] = (rules, rules.describe())
     return found
-
-
-def _digest(state: dict[str, Any]) -> bytes:
-    """A fingerprint of a table state: compared after every entry, kept instead of the state."""
-    return hashlib.blake2b(json.dumps(state, sort_keys=True, separators=(",", ":")).encode(), digest_size=16).digest()
 
 
 def _iso(ms: int) -> str:
