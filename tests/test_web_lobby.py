@@ -173,6 +173,13 @@ def test_four_friends_sit_from_the_link_move_start_and_play_a_whole_hand(browser
         assert host.page.evaluate("navigator.clipboard.readText()") == link
         assert host.page.locator('[data-testid="share-button"]').is_hidden()  # no share sheet in this browser
 
+        # The home page on a phone: both buttons in view of each other.
+        cuca.page.goto(srv.base + "/")
+        cuca.page.wait_for_function("document.querySelectorAll('[data-testid=preset] option').length > 1")
+        assert cuca.page.locator('[data-testid="friends-button"]').is_visible()
+        assert_no_hscroll(cuca.page, 360)
+        ARTIFACTS.mkdir(exist_ok=True)
+        cuca.page.screenshot(path=str(ARTIFACTS / "lobby-home-360.png"), full_page=True)
         # Three friends open the link: each types only a nickname and sits.
         for p in (beto, cuca, dani):
             open_link(p, link)
@@ -184,6 +191,26 @@ def test_four_friends_sit_from_the_link_move_start_and_play_a_whole_hand(browser
         for p, name, seat in ((beto, "Beto", 1), (cuca, "Cuca", 2), (dani, "Dani", 3)):
             sit_with_name(p, name, seat)
             p.page.locator(f'[data-testid="lobby-seat"][data-seat="{seat}"] [data-testid="stand"]').wait_for(timeout=GUARD_MS)
+        for p in everyone:
+            p.wait_names(["Ana", "Beto", "Cuca", "Dani"])
+        # Dani stands up; the host seats a neighbour of a chosen level there (the levels are the server's),
+        # then empties the seat again; Dani sits back down (her browser has its token now: no name asked).
+        dani.seat(3).locator('[data-testid="stand"]').click()
+        host.wait_names(["Ana", "Beto", "Cuca", ""])
+        levels = host.seat(3).locator('[data-testid="fill-level"] option').evaluate_all("os => os.map(o => o.value)")
+        assert levels == srv.get("/api/presets").json()["levels"]
+        host.seat(3).locator('[data-testid="fill-level"]').select_option("botagorda")
+        host.seat(3).locator('[data-testid="fill"]').click()
+        for p in everyone:
+            p.page.wait_for_function(
+                "document.querySelector('[data-testid=lobby-seat][data-seat=\"3\"]').dataset.kind === 'bot'", timeout=GUARD_MS)
+        assert "vecino · Botagorda" in beto.seat(3).inner_text()
+        assert host.page.locator('[data-testid="start"]').is_enabled()
+        host.seat(3).locator('[data-testid="clear"]').click()
+        dani.page.wait_for_function(
+            "document.querySelector('[data-testid=lobby-seat][data-seat=\"3\"]').dataset.kind === 'empty'", timeout=GUARD_MS)
+        assert dani.page.locator('[data-testid="lobby-nickname"]').is_hidden()
+        dani.seat(3).locator('[data-testid="sit"]').click()
         for p in everyone:
             p.wait_names(["Ana", "Beto", "Cuca", "Dani"])
         # Every browser kept one token, the one its sign-in got.

@@ -392,14 +392,13 @@ function renderWaiting(ctx) {
 
 /**
  * The plain notice for a table this browser is not seated at, or null:
- * "full" (no free seat, or the server said table_full), "started", "finished".
+ * "full" (no free seat: what a table_full refusal means), "started", "finished".
  */
-export function noticeFor(table, me, refused) {
+export function noticeFor(table, me) {
   if (!table || me !== null) return null;
   if (table.status === 'finished') return 'finished';
   if (table.status === 'playing') return 'started';
-  if (refused === 'table_full' || emptySeats(table) === 0) return 'full';
-  return null;
+  return emptySeats(table) === 0 ? 'full' : null;
 }
 
 /** Show `kind`'s notice (null: none) in #table-notice, with "Mirar" (close it) and "Inicio". */

@@ -41,7 +41,6 @@ const S = {
   host: false, // this browser opened the table: its seat is TABLE.host_seat
   sitting: null, // the seat asked for with "Sentarme aquí", until a TABLE shows it taken
   sitAfterHello: null, // the seat to ask for once the hello with a new token is welcomed
-  refused: null, // 'table_full' once sitting was refused: the notice says so
   rematchFor: null, // the match whose "Otra partida" was sent
   nickname: readNickname(),
   tableInfo: null,
@@ -1045,7 +1044,7 @@ function showLobby() {
   $('lobby').hidden = !inLobby;
   $('felt').hidden = inLobby;
   $('me').hidden = inLobby;
-  renderNotice(S.fatal ? null : noticeFor(table, S.seat, S.refused));
+  renderNotice(S.fatal ? null : noticeFor(table, S.seat));
   if (!inLobby) return false;
   const me = S.seat ?? 0; // a watcher sees the table from South
   renderLobby({
@@ -1376,7 +1375,7 @@ function handleError(f) {
     return;
   }
   if (SIT_REFUSALS.has(code)) S.sitting = null;
-  if (code === 'table_full') { S.refused = code; renderAll(); return; } // the notice says so: "Mirar" or "Inicio"
+  if (code === 'table_full') { renderAll(); return; } // the notice says so, with "Mirar" and "Inicio"
   toast(msg, code);
   renderAll();
 }
@@ -1470,7 +1469,6 @@ onLangChange(() => renderAll());
 
 /** "Sentarme aquí": ask for `seat`; the next TABLE shows whether it is mine. */
 function sit(seat) {
-  S.refused = null;
   S.sitting = seat;
   if (!conn.send({ type: 'sit', seat })) { S.sitting = null; toast(t('err.offline'), 'offline'); }
 }
