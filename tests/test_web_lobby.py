@@ -372,15 +372,18 @@ def test_otra_partida_starts_match_two_with_the_same_seats_and_a_finished_table_
     ana_c, beto_c = srv.client(), srv.client()
     assert ana_c.hello(tid, opened["token"])["seat"] == 0
     assert beto_c.hello(tid, beto_token)["seat"] is None
-    beto_c.send({"type": "sit", "seat": 1})
-    beto_c.until(lambda f: f.get("type") == "table" and f["table"]["seats"][1]["kind"] == "human")
     # Each player's browser is one more tab of the same guest (the Python clients play their turns).
-    ana, beto = Player(browser, token=opened["token"]), Player(browser, token=beto_token, phone=True)
+    ana, beto = Player(browser, token=opened["token"], phone=True), Player(browser, token=beto_token)
     late = Player(browser)
     players = [ana, beto, late]
     try:
-        for p in (ana, beto):
-            open_link(p, f"{srv.base}/t/{tid}")
+        open_link(ana, f"{srv.base}/t/{tid}")
+        ana.page.locator('[data-testid="lobby-seat"][data-seat="1"] [data-testid="fill"]').wait_for(timeout=GUARD_MS)
+        ana.shot("lobby-host-360.png")
+        assert_no_hscroll(ana.page, 360)
+        beto_c.send({"type": "sit", "seat": 1})
+        ana.wait_names(["Ana", "Beto"])
+        open_link(beto, f"{srv.base}/t/{tid}")
         ana.page.locator('[data-testid="start"]').click()
 
         def match_end(f: dict[str, Any]) -> bool:
@@ -406,7 +409,7 @@ def test_otra_partida_starts_match_two_with_the_same_seats_and_a_finished_table_
         for p in (ana, beto):
             p.page.locator('[data-testid="rematch"]').wait_for(state="visible", timeout=GUARD_MS)
         assert beto.page.locator('[data-testid="rematch"]').inner_text() == "Otra partida"
-        beto.shot("lobby-match-over-360.png")
+        ana.shot("lobby-match-over-360.png")
         ana.page.click('[data-testid="rematch"]')
         for c in (ana_c, beto_c):
             c.until(lambda f: f.get("type") == "events" and any(e["event"]["kind"] == "hand_start" for e in f["events"]))
