@@ -587,7 +587,7 @@ def test_table_frames_change_the_seats_and_players_speak(browser, base_url):
         # Yoli's socket closes: the table frame says so, and her seat shows it.
         push(page, table_frame(17, table_state([*seats[:2], human(2, "Yoli", connected=False), seats[3]])))
         assert seat.locator(".chip--off").is_visible()
-        assert "desconectado" in seat.inner_text()
+        assert "sin conexión" in seat.inner_text()
         shot(page, "table-seat-away-1280.png")
         push(page, table_frame(17, table_state(seats)))
         assert seat.locator(".chip--off").count() == 0

@@ -11,6 +11,8 @@ import { loadNeighbours, neighbour, avatarSvg } from './neighbours.js';
 import * as sound from './sound.js';
 import { wireLobby, renderLobby, seatAfter, joinFailed, noticeFor, renderNotice } from './lobby.js';
 import { readToken, forgetToken, readNickname, signIn, rememberTable } from './guest.js';
+import * as countdown from './countdown.js';
+import { createTalk } from './talk.js';
 
 const $ = (id) => document.getElementById(id);
 /** Replace an element's children, skipping null/undefined/false. */
@@ -34,6 +36,8 @@ const h = (tag, attrs = {}, ...kids) => {
 // ---------------------------------------------------------------- state
 
 const tableId = decodeURIComponent((location.pathname.match(/\/t\/([^/?#]+)/) || [])[1] || new URLSearchParams(location.search).get('table') || '');
+// The link with ?mirar=1 ("Mirar") watches: the hello says watch, the page shows the public view only.
+const watchOnly = new URLSearchParams(location.search).get('mirar') === '1';
 const S = {
   tableId,
   token: readToken(), // this browser's one token (guest.js); null until it signs in
@@ -298,12 +302,41 @@ function seatChips(s, onTurn, me) {
   // Individual games: each seat's score at the seat (the top bar has no room for five on a phone).
   if (!partnership() && Array.isArray(v.scores)) chips.push(h('span', { class: 'chip chip--score', 'data-testid': 'seat-score', text: t('seat.score', { n: v.scores[teams()[s]] ?? 0 }) }));
   if (v.opener === s && v.phase !== 'match_over') chips.push(h('span', { class: 'chip chip--mano', text: t('seat.mano') }));
-  if (info.connected === false && seatIsHuman(s)) {
-    chips.push(h('span', { class: 'chip chip--off', title: t('seat.disconnected') },
-      h('span', { class: 'chip-long', text: t('seat.disconnected') }), h('span', { class: 'chip-short', text: t('seat.disconnected.short') })));
-  }
+  if (seatIsHuman(s) && !me) chips.push(presenceChip(info));
   if (onTurn) chips.push(h('span', { class: 'chip chip--turn', text: me ? t('seat.yourturn') : t('seat.turn') }));
+  if (onTurn && clockedSeat() === s) chips.push(countdown.countdownEl());
   return chips;
+}
+
+/** A player's presence in words and a mark, not colour alone: online, or gone. */
+function presenceChip(info) {
+  const on = info.connected !== false;
+  const long = t(on ? 'seat.connected' : 'seat.disconnected');
+  return h('span', { class: `chip ${on ? 'chip--on' : 'chip--off'}`, 'data-testid': 'presence', 'data-connected': String(on), title: long },
+    h('span', { class: 'chip-mark', 'aria-hidden': 'true', text: on ? '●' : '○' }),
+    h('span', { class: 'chip-long', text: long }),
+    h('span', { class: 'chip-short', text: t(on ? 'seat.connected.short' : 'seat.disconnected.short') }));
+}
+
+/** "Pancho juega por Ana", with Pancho's face, while a neighbour plays for an absent player. */
+function standInLine(info) {
+  const sub = info.stand_in;
+  if (!sub || info.kind !== 'human') return null;
+  return h('span', { class: 'seat-standin', 'data-testid': 'stand-in' },
+    avatarSvg(sub.character || null, sub.name || '', {}),
+    h('span', { text: t('seat.standin', { sub: sub.name || t('seat.standin.someone'), name: info.name }) }));
+}
+
+/**
+ * The seat whose turn runs on the clock (TABLE.deadline), once this page
+ * counts it and while that seat is on turn (a table frame names the next
+ * deadline a moment after the events that moved the turn).
+ */
+function clockedSeat() {
+  const d = S.tableInfo && S.tableInfo.deadline;
+  const v = V();
+  if (!d || countdown.seatOnClock() !== d.seat) return null;
+  return (v.phase === 'play' || v.phase === 'redeal_question') && v.turn === d.seat ? d.seat : null;
 }
 
 function renderSeats() {
@@ -328,13 +361,18 @@ function renderSeats() {
     const passed = (v.passed_on && v.passed_on[s]) || [];
     const info = seatInfo(s);
     const avatar = avatarSvg(seatCharacter(s), seatName(s), { human: seatIsHuman(s), look: typeof info.avatar === 'object' ? info.avatar : null });
+    card.el.classList.toggle('seat--away', seatIsHuman(s) && info.connected === false);
+    card.el.dataset.standIn = info.stand_in ? 'true' : 'false';
     fill(card.id, avatar, h('div', { class: 'seat-meta' },
       h('span', { class: 'seat-name', 'data-testid': 'seat-name', text: seatName(s) }),
+      standInLine(info),
       lvl ? h('span', { class: 'seat-sub', text: lvl }) : null,
       pip ? h('span', { class: 'seat-pips', text: pip }) : null,
       h('div', { class: 'seat-chips' }, ...seatChips(s, onTurn, me)),
       passed.length ? h('span', { class: 'passed', title: t('seat.passed', { nums: passed.join(', ') }) }, ...passed.map((x) => h('b', { text: String(x) }))) : null));
-    card.el.setAttribute('aria-label', `${seatName(s)}: ${[lvl, pip, countText].filter(Boolean).join(', ')}`);
+    const presence = seatIsHuman(s) && !me ? t(info.connected === false ? 'seat.disconnected' : 'seat.connected') : '';
+    const standIn = info.stand_in ? t('seat.standin', { sub: info.stand_in.name, name: info.name }) : '';
+    card.el.setAttribute('aria-label', `${seatName(s)}: ${[presence, standIn, lvl, pip, countText].filter(Boolean).join(', ')}`);
     card.count.textContent = String(count);
     card.count.title = countText;
     // The tiles at that seat: face down, or face up once revealed; none at my own seat (my hand is below).
@@ -355,19 +393,21 @@ function renderSeats() {
 
 // ---------------------------------------------------------------- speech
 
-// What the neighbours say goes in a strip of its own under the board, never
-// over it: one line at a time on a phone, two side by side on a wide screen.
-// A line waits for room (only the newest SPEECH_WAITING wait: stale talk is
-// dropped), and the speaker's seat is marked while it shows.
+// What is said at the table (the neighbours' lines, the players' phrases) goes
+// in a strip of its own under the board, never over it: one line at a time on
+// a phone, two side by side on a wide screen. A line waits for room (only the
+// newest SPEECH_WAITING neighbours' lines wait: stale talk is dropped; a
+// player's phrase is never dropped), and the speaker's seat is marked while it shows.
 const SPEECH_WAITING = 2;
 const speechWaiting = [];
 const speechRoom = () => (window.matchMedia('(max-width: 640px)').matches ? 1 : 2);
 
-/** A chat frame: said in its turn among the effects of its batch. */
-function showBubble(seat, es, en) {
+/** A said frame: said in its turn among the effects of its batch, by `name` (the frame's) or the seat's. */
+function showBubble(seat, es, en, { name = '', by = 'neighbour' } = {}) {
   queueEffect(() => {
-    speechWaiting.push({ seat, es: es || '', en: en || '' });
-    if (speechWaiting.length > SPEECH_WAITING) speechWaiting.shift();
+    speechWaiting.push({ seat, es: es || '', en: en || '', name, player: by === 'player' });
+    const neighbours = speechWaiting.filter((w) => !w.player);
+    if (neighbours.length > SPEECH_WAITING) speechWaiting.splice(speechWaiting.indexOf(neighbours[0]), 1);
     nextSpeech();
     return 0;
   });
@@ -376,14 +416,15 @@ function showBubble(seat, es, en) {
 function nextSpeech() {
   const strip = $('speech');
   while (speechWaiting.length && strip.querySelectorAll('.bubble:not(.bubble--out)').length < speechRoom()) {
-    const { seat, es, en } = speechWaiting.shift();
+    const { seat, es, en, name, player } = speechWaiting.shift();
     const card = seatCards.get(seat);
     const side = card ? slotOf(seat) : 'top';
     const info = seatInfo(seat);
-    const b = h('div', { class: `bubble bubble--from-${side}`, 'data-testid': 'chat-bubble', 'data-seat': seat },
-      avatarSvg(seatCharacter(seat), seatName(seat), { human: seatIsHuman(seat), look: typeof info.avatar === 'object' ? info.avatar : null }),
+    const who = name || seatName(seat);
+    const b = h('div', { class: `bubble bubble--from-${side}${player ? ' bubble--player' : ''}`, 'data-testid': 'chat-bubble', 'data-seat': seat, 'data-by': player ? 'player' : 'neighbour' },
+      avatarSvg(seatCharacter(seat), who, { human: seatIsHuman(seat), look: typeof info.avatar === 'object' ? info.avatar : null }),
       h('div', { class: 'bubble-words' },
-        h('p', { class: 'bubble-es', lang: 'es' }, h('b', { class: 'bubble-who', text: `${seatName(seat)}: ` }), es),
+        h('p', { class: 'bubble-es', lang: 'es' }, h('b', { class: 'bubble-who', text: `${who}: ` }), es),
         en ? h('p', { class: 'bubble-en', lang: 'en', text: en }) : null));
     strip.append(b);
     if (card) card.el.classList.add('seat--talking');
@@ -406,7 +447,21 @@ function renderScores() {
   const target = v.rules && v.rules.target;
   const parts = scores.map((pts, i) => h('span', { class: `score${partnership() && isPlayer() && i === myTeam() ? ' score--us' : ''}`, 'data-team': i },
     h('span', { class: 'score-name', text: teamLabel(i) }), h('b', { class: 'score-pts', text: String(pts) })));
-  fill(box, ...parts, target ? h('span', { class: 'score-target', text: t('scores.to', { target }) }) : null);
+  fill(box, ...parts, target ? h('span', { class: 'score-target', text: t('scores.to', { target }) }) : null, watchersChip('watchers'));
+  // A phone's header has no room left: there the status line under the board says it.
+  let line = $('watchers-line');
+  if (!line) { line = h('span', { id: 'watchers-line', class: 'watchers-line' }); $('sleeping').before(line); }
+  fill(line, watchersChip('watchers-line-chip'));
+}
+
+/** "2 mirando": how many watch the table (TABLE.watchers), when anyone does. */
+function watchersChip(testid) {
+  const n = (S.tableInfo && S.tableInfo.watchers) || 0;
+  if (n <= 0) return null;
+  const words = t(n === 1 ? 'watchers.one' : 'watchers.many', { n });
+  const eye = svg('svg', { viewBox: '0 0 24 24', class: 'watchers-eye', 'aria-hidden': 'true' });
+  svg('path', { d: 'M12 5c5 0 9 4.5 10 7-1 2.5-5 7-10 7S3 14.5 2 12c1-2.5 5-7 10-7zm0 3a4 4 0 1 0 0 8 4 4 0 0 0 0-8zm0 2.2a1.8 1.8 0 1 1 0 3.6 1.8 1.8 0 0 1 0-3.6z' }, eye);
+  return h('span', { class: 'watchers', 'data-testid': testid, 'data-n': n, title: words }, eye, h('span', { text: words }));
 }
 
 function renderStatus() {
@@ -561,8 +616,10 @@ function renderHand() {
   fill(box, );
   box.classList.toggle('hand--turn', isMyTurn());
   box.classList.toggle('hand--many', hand.length > 7);
+  renderMeTools();
   if (!isPlayer()) {
-    box.append(h('p', { class: 'hand-note', text: t('status.spectator') }));
+    // A spectator: no hand, and no word at the table (los mirones son de palo).
+    box.append(h('p', { class: 'watching', 'data-testid': 'watching', role: 'status' }, t('status.spectator')));
     return;
   }
   if (!hand.length && v.phase && v.phase !== 'loading') box.append(h('p', { class: 'hand-note', text: t('hand.empty') }));
@@ -588,6 +645,18 @@ function renderHand() {
     if (again) again.focus({ preventScroll: true });
   }
   renderChooser();
+}
+
+/**
+ * Beside the hand: the player's own countdown when their turn is on the
+ * clock ("Te quedan 12 s"), and the table-talk button (players only).
+ */
+function renderMeTools() {
+  const mine = isPlayer() && clockedSeat() === mySeat();
+  const clock = $('my-clock');
+  if (!mine) fill(clock);
+  else if (!clock.firstChild) fill(clock, countdown.countdownEl({ wide: true, testid: 'my-countdown' }));
+  talk.render(isPlayer());
 }
 
 /** The end as the chooser says it: "al 9", "al doble 6". */
@@ -1044,7 +1113,7 @@ function showLobby() {
   $('lobby').hidden = !inLobby;
   $('felt').hidden = inLobby;
   $('me').hidden = inLobby;
-  renderNotice(S.fatal ? null : noticeFor(table, S.seat));
+  renderNotice(S.fatal || watchOnly ? null : noticeFor(table, S.seat)); // ?mirar=1 chose to watch: nothing to explain
   if (!inLobby) return false;
   const me = S.seat ?? 0; // a watcher sees the table from South
   renderLobby({
@@ -1411,9 +1480,9 @@ function followTable(next) {
 function onFrame(f) {
   switch (f.type) {
     case 'welcome':
-      if (typeof f.seat === 'number') S.seat = f.seat;
       if (f.table) S.tableInfo = f.table;
       welcomed(f);
+      countdown.follow(S.tableInfo && S.tableInfo.deadline);
       seatLayoutKey = '';
       renderAll();
       break;
@@ -1442,10 +1511,11 @@ function onFrame(f) {
     case 'table':
       followTable(f.table);
       S.tableInfo = f.table;
+      countdown.follow(f.table && f.table.deadline);
       renderAll();
       break;
     case 'said':
-      showBubble(f.seat, f.es, f.en);
+      showBubble(f.seat, f.es, f.en, { name: typeof f.name === 'string' ? f.name : '', by: f.by });
       break;
     case 'paused':
       S.paused = f.paused;
@@ -1464,6 +1534,13 @@ function onFrame(f) {
 applyI18n();
 wireLangToggle();
 onLangChange(() => renderAll());
+
+const talk = createTalk($('talk'), {
+  say: (phrase) => conn.send({ type: 'say', phrase }),
+  offline: () => toast(t('err.offline'), 'offline'),
+});
+// The player on the clock hears it once, ten seconds before the stand-in plays for them.
+countdown.onWarning((seat) => { if (isPlayer() && seat === mySeat()) announce(() => t('timer.warn')); });
 
 // ---------------------------------------------------------------- the lobby: sitting down
 
@@ -1486,7 +1563,7 @@ async function join(seat, nickname) {
 wireLobby({ send: (frame) => conn.send(frame), sit, join, toast });
 
 const conn = new Connection({
-  hello: () => ({ type: 'hello', table: S.tableId, token: S.token, last_seq: S.seq }),
+  hello: () => ({ type: 'hello', table: S.tableId, token: S.token, last_seq: S.seq, ...(watchOnly ? { watch: true } : {}) }),
   onFrame,
   onStatus: (st) => { S.status = st; renderStatus(); },
 });

@@ -1,0 +1,428 @@
+"""Browser tests of a table with friends, on the real server (issue 11, items 4–7).
+
+Every player is a browser context of its own (its guest token in its
+localStorage), at a table opened in-process with chosen seats, seed, grace
+and turn timer. The tests look at what each page shows — presence, the
+stand-in, the countdown, the watchers, the phrases — and at what the server
+did (its table core and its log). Timers that would make a test wait (the
+grace window, the turn timer) are fired from the test on the server's loop,
+as if their time had come. Screenshots go to artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import test_web_static as web
+from conftest import drive
+from test_leak import tiles_in
+from test_web_static import assert_no_hscroll, shot
+
+from capicua.server.phrases import PHRASES
+
+browser = web.browser  # Chromium of test_web_static, as a fixture of this module
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+WAIT_MS = 15_000  # a guard against hangs, not a timed assertion
+SEED_SOUTH_OPENS = "live-4"  # with all four seats present, seat 0 (South) opens the first hand
+SEED_NEIGHBOUR_OPENS = "live-0"  # with seats 0 and 2 present, seat 3 (a neighbour) opens
+FREE_TEXT = "input:visible, textarea:visible, [contenteditable]:visible"  # nowhere to type a word at the table
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def guest(srv: Any, nickname: str) -> dict[str, str]:
+    """A new guest (POST /api/players): {"player", "nickname", "token"}."""
+    r = srv.post("/api/players", {"nickname": nickname})
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+def human(seat: int, g: dict[str, str], stand_in: str) -> dict[str, Any]:
+    """A guest's seat, with the neighbour (`stand_in`) who plays for them when they are gone."""
+    return {"seat": seat, "kind": "human", "name": g["nickname"], "player": g["player"], "level": "medio",
+            "character": stand_in}
+
+
+def bot(seat: int, character: str) -> dict[str, Any]:
+    return {"seat": seat, "kind": "bot", "name": character.title(), "level": "botagorda", "character": character}
+
+
+def open_table(srv: Any, seats: list[dict[str, Any]], seed: str, grace: int = 30, turn_timer: int = 0) -> str:
+    shell = srv.run(srv.tables.open("cubano", {}, seats, seed=seed, grace=grace, turn_timer=turn_timer))
+    return str(shell.id)
+
+
+def core(srv: Any, table_id: str) -> Any:
+    return srv.tables.shells[table_id].core
+
+
+def on_loop(srv: Any, fn: Callable[[], Any]) -> Any:
+    """fn() run on the server's loop (the table's state is only read or changed there)."""
+
+    async def call() -> Any:
+        return fn()
+
+    return srv.run(call())
+
+
+def log_entries(srv: Any, table_id: str) -> list[dict[str, Any]]:
+    return list(srv.run(srv.tables.log.load(table_id)))
+
+
+def fire_timer(srv: Any, table_id: str, prefix: str) -> str:
+    """Fire the table's timer whose key starts with `prefix` ("grace:0:", "turn:"), as if its time had come."""
+    shell = srv.tables.shells[table_id]
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while time.monotonic() < deadline:
+        key = on_loop(srv, lambda: next((k for k in shell._timers if k.startswith(prefix)), None))
+        if key is not None:
+            on_loop(srv, lambda key=key: shell._fire(key))
+            return str(key)
+        time.sleep(0.05)
+    raise AssertionError(f"no {prefix} timer at the table")
+
+
+def wait_for(pred: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not pred():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never happened: {what}")
+        time.sleep(0.05)
+
+
+# --------------------------------------------------------------------------- the players' pages
+
+
+class Visit:
+    """A browser context holding one guest's token, and its page at the table
+    (every websocket frame the page received, parsed, in `frames`)."""
+
+    def __init__(self, browser: Any, srv: Any, table_id: str, token: str | None, width: int = 1280,
+                 height: int = 800, query: str = "") -> None:
+        self.srv, self.table_id, self.query = srv, table_id, query
+        self.ctx = browser.new_context(viewport={"width": width, "height": height})
+        if token is not None:  # the guest's token, where the pages keep this browser's one token
+            self.ctx.add_init_script(f"localStorage.setItem('capicua.token', {json.dumps(token)});")
+        self.frames: list[dict[str, Any]] = []
+        self.errors: list[str] = []
+        self.page = self.open()
+
+    def open(self) -> Any:
+        page = self.ctx.new_page()
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: self.frames.append(json.loads(payload))))
+        page.goto(f"{self.srv.base}/t/{self.table_id}{self.query}")
+        page.wait_for_function("document.body.dataset.phase !== 'loading'", timeout=WAIT_MS)
+        self.page = page
+        return page
+
+    def seat(self, s: int) -> Any:
+        return self.page.locator(f'.seat[data-seat="{s}"]')
+
+    def hand(self) -> list[str]:
+        return list(self.page.eval_on_selector_all('[data-testid="tile"]', "els => els.map((e) => e.dataset.tile)"))
+
+    def board(self) -> list[str]:
+        return sorted(self.page.eval_on_selector_all('[data-testid="board"] [data-key]', "els => els.map((e) => e.dataset.key)"))
+
+    def close(self) -> None:
+        self.ctx.close()
+
+
+def visits(*vs: Visit) -> Any:
+    """Close every context at the end of a test, whatever happened."""
+
+    class Closer:
+        def __enter__(self) -> tuple[Visit, ...]:
+            return vs
+
+        def __exit__(self, *exc: Any) -> None:
+            for v in vs:
+                v.close()
+
+    return Closer()
+
+
+def play_turns(players: list[Visit], done: Callable[[], bool]) -> None:
+    """The players play their turns on their pages (the first playable tile, at
+    its first end) until `done()`; the neighbours play theirs."""
+    deadline = time.monotonic() + 2 * WAIT_MS / 1000
+    while not done():
+        assert time.monotonic() < deadline, "the table did not get there"
+        for v in players:
+            p = v.page
+            if p.is_closed() or p.evaluate("document.body.dataset.turn") != "me":
+                continue
+            tile = p.locator('[data-testid="tile"][data-playable="true"][aria-disabled="false"]')
+            if tile.count():
+                tile.first.click()
+                choice = p.locator('[data-testid="end-choice"]')
+                if choice.count():
+                    choice.first.click()
+        time.sleep(0.1)
+
+
+def plays(srv: Any, table_id: str) -> int:
+    return int(on_loop(srv, lambda: sum("play" in a for a in core(srv, table_id).match.hand.actions)))
+
+
+def turn(srv: Any, table_id: str) -> int | None:
+    return on_loop(srv, lambda: core(srv, table_id).match.turn)  # type: ignore[no-any-return]
+
+
+def tile_key(t: tuple[int, int] | list[int]) -> str:
+    a, b = sorted(t)
+    return f"{a}-{b}"
+
+
+def server_hand(srv: Any, table_id: str, seat: int) -> list[str]:
+    return sorted(on_loop(srv, lambda: [tile_key(t) for t in core(srv, table_id).match.hand.hands[seat]]))
+
+
+# --------------------------------------------------------------------------- presence and reconnection
+
+
+def test_a_player_who_closes_the_page_comes_back_to_the_same_seat_and_position(browser: Any, live_server: Any) -> None:
+    srv = live_server()
+    ana, beto = guest(srv, "Ana"), guest(srv, "Beto")
+    table = open_table(srv, [human(0, ana, "pancho"), bot(1, "cuca"), human(2, beto, "mima"), bot(3, "yoli")],
+                       SEED_NEIGHBOUR_OPENS)
+    with visits(Visit(browser, srv, table, ana["token"]), Visit(browser, srv, table, beto["token"])) as (a, b):
+        presence = b.seat(0).locator('[data-testid="presence"]')
+        assert presence.get_attribute("data-connected") == "true" and "en línea" in presence.inner_text()
+        # A few tiles down, and the table waits for a player (nothing moves while Ana is away).
+        play_turns([a, b], lambda: plays(srv, table) >= 3 and turn(srv, table) in (0, 2))
+        a.page.wait_for_function(f"document.querySelectorAll('[data-testid=board] [data-key]').length === {plays(srv, table)}")
+        hand, board = a.hand(), a.board()
+        assert sorted(hand) == server_hand(srv, table, 0)
+        seq = on_loop(srv, lambda: core(srv, table).seq)
+        a.page.close()
+        # Beto sees her go: a mark and the words, not colour alone.
+        b.page.wait_for_selector('.seat[data-seat="0"] [data-testid="presence"][data-connected="false"]', timeout=WAIT_MS)
+        assert "sin conexión" in b.seat(0).inner_text()
+        assert "seat--away" in (b.seat(0).get_attribute("class") or "")
+        # She opens the link again: the same seat (hers, at the bottom), the same tiles, the same board.
+        a.open()
+        a.page.locator('#slot-bottom .seat[data-seat="0"]').wait_for(timeout=WAIT_MS)
+        a.page.wait_for_function(f"document.querySelectorAll('[data-testid=board] [data-key]').length === {len(board)}")
+        assert a.hand() == hand and a.board() == board
+        assert on_loop(srv, lambda: core(srv, table).seq) == seq
+        b.page.wait_for_selector('.seat[data-seat="0"] [data-testid="presence"][data-connected="true"]', timeout=WAIT_MS)
+        assert a.errors == [] and b.errors == []
+
+
+def test_after_the_grace_window_a_neighbour_plays_for_the_absent_player_until_they_return(
+        browser: Any, live_server: Any) -> None:
+    srv = live_server()
+    ana, beto = guest(srv, "Ana"), guest(srv, "Beto")
+    table = open_table(srv, [human(0, ana, "pancho"), bot(1, "cuca"), human(2, beto, "mima"), bot(3, "yoli")],
+                       SEED_NEIGHBOUR_OPENS, grace=10)
+    with visits(Visit(browser, srv, table, ana["token"]), Visit(browser, srv, table, beto["token"])) as (a, b):
+        play_turns([a, b], lambda: plays(srv, table) >= 1)
+        a.page.close()
+        b.page.wait_for_selector('.seat[data-seat="0"] [data-testid="presence"][data-connected="false"]', timeout=WAIT_MS)
+        assert b.seat(0).locator('[data-testid="stand-in"]').count() == 0  # within the grace window: nobody plays for her
+        fire_timer(srv, table, "grace:0:")  # the ten seconds are up
+        stand_in = b.seat(0).locator('[data-testid="stand-in"]')
+        stand_in.wait_for(timeout=WAIT_MS)
+        assert stand_in.inner_text() == "Pancho juega por Ana"
+        assert "Pancho juega por Ana" in (b.seat(0).get_attribute("aria-label") or "")
+        # Beto plays on; when Ana's turn comes, Pancho plays it.
+        before = plays_by(srv, table, 0, "stand_in")
+        play_turns([b], lambda: plays_by(srv, table, 0, "stand_in") > before)
+        # She comes back: the seat is hers again.
+        a.open()
+        b.page.wait_for_selector('.seat[data-seat="0"] [data-testid="presence"][data-connected="true"]', timeout=WAIT_MS)
+        assert b.seat(0).locator('[data-testid="stand-in"]').count() == 0
+        assert a.page.locator('#slot-bottom [data-testid="stand-in"]').count() == 0
+        assert sorted(a.hand()) == server_hand(srv, table, 0)
+        assert on_loop(srv, lambda: core(srv, table).seats[0].controller) == "human"
+        assert a.errors == [] and b.errors == []
+
+
+def plays_by(srv: Any, table_id: str, seat: int, by: str) -> int:
+    """How many moves of `seat` the table's log says `by` made."""
+    return sum(1 for e in log_entries(srv, table_id) if e["op"] == "action" and e["seat"] == seat and e["by"] == by)
+
+
+# --------------------------------------------------------------------------- the turn timer
+
+
+def test_the_turn_timer_counts_down_on_the_seat_on_turn_and_the_stand_in_plays_when_it_runs_out(
+        browser: Any, live_server: Any) -> None:
+    srv = live_server()
+    ana, beto, maite, rafa = (guest(srv, n) for n in ("Ana", "Beto", "Maite", "Rafa"))
+    seats = [human(0, ana, "pancho"), human(1, beto, "cuca"), human(2, maite, "mima"), human(3, rafa, "yoli")]
+    table = open_table(srv, seats, SEED_SOUTH_OPENS, grace=10, turn_timer=60)
+    with visits(Visit(browser, srv, table, ana["token"], width=360, height=740), Visit(browser, srv, table, beto["token"]),
+                Visit(browser, srv, table, maite["token"])) as (a, b, m):
+        # Rafa comes (the first hand is dealt when every player is here), then loses his connection.
+        r = srv.client()
+        r.hello(table, rafa["token"])
+        r.close()
+        fire_timer(srv, table, "grace:3:")
+        pages = (a, b, m)
+        for v in pages:
+            v.seat(3).locator('[data-testid="stand-in"]').wait_for(timeout=WAIT_MS)
+            assert v.seat(3).locator('[data-testid="stand-in"]').inner_text() == "Yoli juega por Rafa"
+            # Ana opens: her turn is on the clock, shown at her seat on every screen.
+            v.seat(0).locator('[data-testid="countdown"]').wait_for(state="attached", timeout=WAIT_MS)
+            assert v.page.locator('[data-testid="countdown"]').count() == 1
+        assert b.seat(0).locator('[data-testid="countdown"]').is_visible()
+        assert m.seat(0).locator('[data-testid="countdown"]').is_visible()
+        # On her phone, beside her seat card (whose own ring gives it the room).
+        mine = a.page.locator('[data-testid="my-countdown"]')
+        assert mine.is_visible() and re.fullmatch(r"Quedan \d+ segundos", mine.get_attribute("aria-label") or "")
+        assert b.page.locator('[data-testid="my-countdown"]').count() == 0
+        first = int(a.seat(0).locator('[data-testid="countdown"]').get_attribute("data-seconds") or 0)
+        assert 0 < first <= 60
+        a.page.wait_for_function(f"Number(document.querySelector('[data-testid=my-countdown]').dataset.seconds) < {first}",
+                                 timeout=WAIT_MS)
+        print(f"countdown: {first} s, then {a.page.locator('[data-testid=my-countdown]').get_attribute('data-seconds')} s")
+        shot(b.page, "live-friends-countdown-standin-1280.png")
+        shot(a.page, "live-friends-my-countdown-360.png")
+        assert_no_hscroll(a.page, 360)
+        # Time is up: Pancho plays Ana's turn (the log says timeout), and the clock moves on to Beto.
+        fire_timer(srv, table, "turn:")
+        wait_for(lambda: plays_by(srv, table, 0, "timeout") == 1, "the stand-in's move on time-out")
+        for v in pages:
+            v.seat(1).locator('[data-testid="countdown"]').wait_for(timeout=WAIT_MS)
+            assert v.seat(0).locator('[data-testid="countdown"]').count() == 0
+        assert a.page.locator('[data-testid="my-countdown"]').count() == 0
+        assert re.fullmatch(r"Te quedan \d+ s", b.page.locator('[data-testid="my-countdown"] .countdown-words').inner_text())
+        shot(a.page, "live-friends-countdown-standin-360.png")
+        shot(b.page, "live-friends-my-countdown-1280.png")
+        assert a.errors == b.errors == m.errors == []
+
+
+# --------------------------------------------------------------------------- spectators
+
+
+def test_a_spectator_sees_the_public_view_hears_the_phrases_and_never_a_hidden_tile(
+        browser: Any, live_server: Any) -> None:
+    srv = live_server()
+    ana, beto = guest(srv, "Ana"), guest(srv, "Beto")
+    table = open_table(srv, [human(0, ana, "pancho"), bot(1, "cuca"), bot(2, "mima"), bot(3, "yoli")], "live-watch")
+    # Beto has no seat: he opens the link's "Mirar" (?mirar=1) before the hand is dealt.
+    with visits(Visit(browser, srv, table, beto["token"], query="?mirar=1")) as (w,):
+        with visits(Visit(browser, srv, table, ana["token"])) as (a,):
+            a.page.locator('[data-testid="watchers"]').wait_for(timeout=WAIT_MS)
+            assert a.page.locator('[data-testid="watchers"]').inner_text() == "1 mirando"
+            hello = next(f for f in w.frames if f.get("type") == "welcome")
+            assert hello["seat"] is None
+            # Ana plays her hand from a second socket; her page and Beto's watch it.
+            c = srv.client()
+            c.hello(table, ana["token"])
+            c.send({"type": "say", "phrase": "hola"})
+            bubble = w.page.locator('[data-testid="chat-bubble"][data-by="player"]')
+            bubble.wait_for(timeout=WAIT_MS)
+            assert bubble.inner_text().startswith("Ana: ¡Buenas, caballeros!")
+            assert "Evening, everyone!" in bubble.inner_text()
+            # The public view: a mark, seat 0 at the bottom, no hand, and no word.
+            assert w.page.locator('[data-testid="watching"]').inner_text() == "Estás mirando — los mirones son de palo."
+            assert w.page.locator('#slot-bottom .seat[data-seat="0"]').count() == 1
+            assert w.page.locator('[data-testid="tile"]').count() == 0
+            assert not w.page.locator('[data-testid="talk-btn"]').is_visible()
+            assert w.page.locator(FREE_TEXT).count() == 0
+            shot(w.page, "live-spectator-1280.png")
+            # A second spectator, on a phone, with no token at all (it watches): the players see two.
+            with visits(Visit(browser, srv, table, None, width=360, height=740)) as (w2,):
+                a.page.wait_for_function("document.querySelector('[data-testid=watchers]').dataset.n === '2'",
+                                         timeout=WAIT_MS)
+                assert a.page.locator('[data-testid="watchers"]').inner_text() == "2 mirando"
+                assert w2.page.locator('[data-testid="watching"]').is_visible()
+                # A phone's header has no room: its status line says how many watch.
+                assert w2.page.locator('[data-testid="watchers-line-chip"]').inner_text() == "2 mirando"
+                assert not w2.page.locator('[data-testid="watchers"]').is_visible()
+                assert w2.page.locator('[data-testid="tile"]').count() == 0
+                assert_no_hscroll(w2.page, 360)
+                w2.page.wait_for_timeout(300)
+                shot(w2.page, "live-spectator-360.png")
+                assert w2.errors == []
+            hands = on_loop(srv, lambda: [list(h) for h in core(srv, table).match.hand.initial])
+            drive(c, lambda f: f.get("type") == "events" and f["view"]["phase"] in ("hand_over", "match_over"))
+            c.close()
+            w.page.wait_for_function("['hand_over', 'match_over'].includes(document.body.dataset.phase)", timeout=WAIT_MS)
+            assert a.errors == []
+        scanned = scan_spectator_frames(w.frames, hands)
+        print(f"spectator frames scanned before the hand was over: {scanned}")
+        assert w.errors == []
+
+
+def scan_spectator_frames(frames: list[dict[str, Any]], initial: list[list[list[int]]]) -> int:
+    """Every frame before the hand is over holds no tile of any hand but those
+    already played (the play events it carries included); returns how many it read."""
+    dealt = {tuple(sorted(t)) for h in initial for t in h}
+    played: set[tuple[int, int]] = set()
+    scanned = 0
+    for f in frames:
+        if f.get("type") == "events":
+            played |= {tuple(sorted(e["event"]["tile"])) for e in f["events"] if e["event"]["kind"] == "play"}
+        view = f.get("view") or {}
+        if view.get("phase") in ("hand_over", "match_over"):
+            break
+        assert "hand" not in view, f"a spectator was sent a hand: {f}"
+        leaked = (tiles_in(f) & dealt) - played
+        assert not leaked, f"a spectator was sent {leaked} of a hand before it was over: {f}"
+        scanned += 1
+    else:
+        raise AssertionError("the spectator never saw the hand end")
+    assert played and scanned > 10, (played, scanned)
+    return scanned
+
+
+def test_the_spectator_scan_catches_a_hidden_tile() -> None:
+    """The scan above can fail: a frame carrying a tile still in a hand is caught."""
+    hands = [[[1, 2], [3, 4]], [[5, 6]]]
+    leak = [{"type": "said", "seq": 1, "es": "", "en": "", "x": [6, 5]}]
+    with pytest.raises(AssertionError, match="before it was over"):
+        scan_spectator_frames(leak, hands)
+
+
+# --------------------------------------------------------------------------- table talk
+
+
+def test_a_phrase_from_the_palette_reaches_every_screen_and_spam_is_throttled(browser: Any, live_server: Any) -> None:
+    srv = live_server()
+    ana, beto = guest(srv, "Ana"), guest(srv, "Beto")
+    table = open_table(srv, [human(0, ana, "pancho"), bot(1, "cuca"), human(2, beto, "mima"), bot(3, "yoli")],
+                       SEED_NEIGHBOUR_OPENS)
+    with visits(Visit(browser, srv, table, ana["token"]), Visit(browser, srv, table, beto["token"], width=360, height=740)) as (a, b):
+        # The table waits for a player: nothing else is said meanwhile.
+        play_turns([], lambda: turn(srv, table) in (0, 2))
+        a.page.click('[data-testid="talk-btn"]')
+        palette = a.page.locator('[data-testid="talk-palette"]')
+        palette.wait_for(timeout=WAIT_MS)
+        assert palette.locator('[data-testid="phrase"]').count() == len(PHRASES)
+        agua = palette.locator('[data-phrase="agua"]')
+        assert agua.locator(".phrase-es").inner_text() == "¡Agua!" and agua.locator(".phrase-en").inner_text() == "Shuffle up!"
+        assert a.page.locator(FREE_TEXT).count() == 0
+        shot(a.page, "live-talk-palette-1280.png")
+        agua.click()
+        assert palette.is_hidden()
+        for v in (a, b):
+            bubble = v.page.locator('[data-testid="chat-bubble"][data-by="player"][data-seat="0"]')
+            bubble.wait_for(timeout=WAIT_MS)
+            assert bubble.locator(".bubble-es").inner_text() == "Ana: ¡Agua!"
+            assert bubble.locator(".bubble-en").inner_text() == "Shuffle up!"
+        shot(b.page, "live-talk-bubble-360.png")
+        # Three phrases in ten seconds; the fourth is refused: "Más despacio…", and nothing is said.
+        for phrase in ("se_enfria", "emoji_cafe", "bien_jugado"):
+            a.page.click('[data-testid="talk-btn"]')
+            palette.locator(f'[data-phrase="{phrase}"]').click()
+        toast = a.page.locator('[data-testid="toast"][data-code="too_fast"]')
+        toast.wait_for(timeout=WAIT_MS)
+        assert toast.inner_text().startswith("Más despacio")
+        said = [e["phrase"] for e in log_entries(srv, table) if e["op"] == "say"]
+        assert said == ["agua", "se_enfria", "emoji_cafe"]
+        b.page.wait_for_timeout(300)
+        heard = [f["phrase"] for f in b.frames if f.get("type") == "said" and f["by"] == "player"]
+        assert heard == said
+        assert a.errors == [] and b.errors == []
