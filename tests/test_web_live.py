@@ -6,7 +6,9 @@ and turn timer. The tests look at what each page shows — presence, the
 stand-in, the countdown, the watchers, the phrases — and at what the server
 did (its table core and its log). Timers that would make a test wait (the
 grace window, the turn timer) are fired from the test on the server's loop,
-as if their time had come. Screenshots go to artifacts/.
+as if their time had come. Two short tests at the end use the fake websocket
+of tests/webfake.py, for what a real table cannot be made to do on cue (a
+deadline repeated, a flood of neighbours' lines). Screenshots go to artifacts/.
 """
 
 from __future__ import annotations
@@ -19,13 +21,16 @@ from typing import Any
 
 import pytest
 import test_web_static as web
-from conftest import drive
+from conftest import LiveServer, drive
 from test_leak import tiles_in
-from test_web_static import assert_no_hscroll, shot
+from test_web_static import SEATS, assert_no_hscroll, mid_view, open_table, shot
+from webfake import events_frame, push, push_together, said_frame, table_frame, table_state
+from webfake import human as human_seat
 
 from capicua.server.phrases import PHRASES
 
-browser = web.browser  # Chromium of test_web_static, as a fixture of this module
+# Chromium and the fake server of test_web_static, as fixtures of this module.
+browser, server, base_url = web.browser, web.server, web.base_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 WAIT_MS = 15_000  # a guard against hangs, not a timed assertion
@@ -54,7 +59,7 @@ def bot(seat: int, character: str) -> dict[str, Any]:
     return {"seat": seat, "kind": "bot", "name": character.title(), "level": "botagorda", "character": character}
 
 
-def open_table(srv: Any, seats: list[dict[str, Any]], seed: str, grace: int = 30, turn_timer: int = 0) -> str:
+def new_table(srv: Any, seats: list[dict[str, Any]], seed: str, grace: int = 30, turn_timer: int = 0) -> str:
     shell = srv.run(srv.tables.open("cubano", {}, seats, seed=seed, grace=grace, turn_timer=turn_timer))
     return str(shell.id)
 
@@ -111,17 +116,22 @@ class Visit:
         if token is not None:  # the guest's token, where the pages keep this browser's one token
             self.ctx.add_init_script(f"localStorage.setItem('capicua.token', {json.dumps(token)});")
         self.frames: list[dict[str, Any]] = []
+        self.sent: list[dict[str, Any]] = []
         self.errors: list[str] = []
         self.page = self.open()
 
     def open(self) -> Any:
         page = self.ctx.new_page()
         page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: self.frames.append(json.loads(payload))))
+        page.on("websocket", self._record)
         page.goto(f"{self.srv.base}/t/{self.table_id}{self.query}")
         page.wait_for_function("document.body.dataset.phase !== 'loading'", timeout=WAIT_MS)
         self.page = page
         return page
+
+    def _record(self, ws: Any) -> None:
+        ws.on("framereceived", lambda payload: self.frames.append(json.loads(payload)))
+        ws.on("framesent", lambda payload: self.sent.append(json.loads(payload)))
 
     def seat(self, s: int) -> Any:
         return self.page.locator(f'.seat[data-seat="{s}"]')
@@ -192,7 +202,7 @@ def server_hand(srv: Any, table_id: str, seat: int) -> list[str]:
 def test_a_player_who_closes_the_page_comes_back_to_the_same_seat_and_position(browser: Any, live_server: Any) -> None:
     srv = live_server()
     ana, beto = guest(srv, "Ana"), guest(srv, "Beto")
-    table = open_table(srv, [human(0, ana, "pancho"), bot(1, "cuca"), human(2, beto, "mima"), bot(3, "yoli")],
+    table = new_table(srv, [human(0, ana, "pancho"), bot(1, "cuca"), human(2, beto, "mima"), bot(3, "yoli")],
                        SEED_NEIGHBOUR_OPENS)
     with visits(Visit(browser, srv, table, ana["token"]), Visit(browser, srv, table, beto["token"])) as (a, b):
         presence = b.seat(0).locator('[data-testid="presence"]')
@@ -218,11 +228,45 @@ def test_a_player_who_closes_the_page_comes_back_to_the_same_seat_and_position(b
         assert a.errors == [] and b.errors == []
 
 
+def test_after_a_server_restart_everyone_is_back_in_the_same_seat_at_the_same_position(
+        browser: Any, live_server: Any, bot_pool: Any) -> None:
+    from capicua.server.app import create_app
+
+    srv = live_server()
+    ana, beto = guest(srv, "Ana"), guest(srv, "Beto")
+    table = new_table(srv, [human(0, ana, "pancho"), bot(1, "cuca"), human(2, beto, "mima"), bot(3, "yoli")],
+                      SEED_NEIGHBOUR_OPENS)
+    again = None
+    with visits(Visit(browser, srv, table, ana["token"]), Visit(browser, srv, table, beto["token"])) as (a, b):
+        try:
+            play_turns([a, b], lambda: plays(srv, table) >= 2 and turn(srv, table) in (0, 2))
+            for v in (a, b):
+                v.page.wait_for_function(f"document.querySelectorAll('[data-testid=board] [data-key]').length === {plays(srv, table)}")
+            before = [(v.hand(), v.board()) for v in (a, b)]
+            srv.stop()
+            for v in (a, b):
+                v.page.wait_for_selector('#conn[data-status="reconnecting"]', timeout=WAIT_MS)
+            # The same database on the same port: the pages reconnect by themselves, and the table loads from its log.
+            app = create_app(database_url=srv.database_url, executor=bot_pool, bot_delay=(0.0, 0.0), rate_limit=(1_000_000, 1.0))
+            again = LiveServer(app, srv.port, srv.database_url).start()
+            for v in (a, b):
+                v.page.wait_for_selector("#conn", state="hidden", timeout=2 * WAIT_MS)
+            for v, seat, other in ((a, 0, 2), (b, 2, 0)):
+                v.page.locator(f'#slot-bottom .seat[data-seat="{seat}"]').wait_for(timeout=WAIT_MS)
+                v.page.wait_for_selector(f'.seat[data-seat="{other}"] [data-testid="presence"][data-connected="true"]',
+                                         timeout=WAIT_MS)
+            assert [(v.hand(), v.board()) for v in (a, b)] == before
+            assert a.errors == [] and b.errors == []
+        finally:
+            if again is not None:
+                again.stop()
+
+
 def test_after_the_grace_window_a_neighbour_plays_for_the_absent_player_until_they_return(
         browser: Any, live_server: Any) -> None:
     srv = live_server()
     ana, beto = guest(srv, "Ana"), guest(srv, "Beto")
-    table = open_table(srv, [human(0, ana, "pancho"), bot(1, "cuca"), human(2, beto, "mima"), bot(3, "yoli")],
+    table = new_table(srv, [human(0, ana, "pancho"), bot(1, "cuca"), human(2, beto, "mima"), bot(3, "yoli")],
                        SEED_NEIGHBOUR_OPENS, grace=10)
     with visits(Visit(browser, srv, table, ana["token"]), Visit(browser, srv, table, beto["token"])) as (a, b):
         play_turns([a, b], lambda: plays(srv, table) >= 1)
@@ -260,7 +304,7 @@ def test_the_turn_timer_counts_down_on_the_seat_on_turn_and_the_stand_in_plays_w
     srv = live_server()
     ana, beto, maite, rafa = (guest(srv, n) for n in ("Ana", "Beto", "Maite", "Rafa"))
     seats = [human(0, ana, "pancho"), human(1, beto, "cuca"), human(2, maite, "mima"), human(3, rafa, "yoli")]
-    table = open_table(srv, seats, SEED_SOUTH_OPENS, grace=10, turn_timer=60)
+    table = new_table(srv, seats, SEED_SOUTH_OPENS, grace=10, turn_timer=60)
     with visits(Visit(browser, srv, table, ana["token"], width=360, height=740), Visit(browser, srv, table, beto["token"]),
                 Visit(browser, srv, table, maite["token"])) as (a, b, m):
         # Rafa comes (the first hand is dealt when every player is here), then loses his connection.
@@ -309,14 +353,14 @@ def test_a_spectator_sees_the_public_view_hears_the_phrases_and_never_a_hidden_t
         browser: Any, live_server: Any) -> None:
     srv = live_server()
     ana, beto = guest(srv, "Ana"), guest(srv, "Beto")
-    table = open_table(srv, [human(0, ana, "pancho"), bot(1, "cuca"), bot(2, "mima"), bot(3, "yoli")], "live-watch")
+    table = new_table(srv, [human(0, ana, "pancho"), bot(1, "cuca"), bot(2, "mima"), bot(3, "yoli")], "live-watch")
     # Beto has no seat: he opens the link's "Mirar" (?mirar=1) before the hand is dealt.
     with visits(Visit(browser, srv, table, beto["token"], query="?mirar=1")) as (w,):
         with visits(Visit(browser, srv, table, ana["token"])) as (a,):
             a.page.locator('[data-testid="watchers"]').wait_for(timeout=WAIT_MS)
             assert a.page.locator('[data-testid="watchers"]').inner_text() == "1 mirando"
-            hello = next(f for f in w.frames if f.get("type") == "welcome")
-            assert hello["seat"] is None
+            assert next(f for f in w.sent if f["type"] == "hello")["watch"] is True
+            assert next(f for f in w.frames if f.get("type") == "welcome")["seat"] is None
             # Ana plays her hand from a second socket; her page and Beto's watch it.
             c = srv.client()
             c.hello(table, ana["token"])
@@ -392,7 +436,7 @@ def test_the_spectator_scan_catches_a_hidden_tile() -> None:
 def test_a_phrase_from_the_palette_reaches_every_screen_and_spam_is_throttled(browser: Any, live_server: Any) -> None:
     srv = live_server()
     ana, beto = guest(srv, "Ana"), guest(srv, "Beto")
-    table = open_table(srv, [human(0, ana, "pancho"), bot(1, "cuca"), human(2, beto, "mima"), bot(3, "yoli")],
+    table = new_table(srv, [human(0, ana, "pancho"), bot(1, "cuca"), human(2, beto, "mima"), bot(3, "yoli")],
                        SEED_NEIGHBOUR_OPENS)
     with visits(Visit(browser, srv, table, ana["token"]), Visit(browser, srv, table, beto["token"], width=360, height=740)) as (a, b):
         # The table waits for a player: nothing else is said meanwhile.
@@ -426,3 +470,53 @@ def test_a_phrase_from_the_palette_reaches_every_screen_and_spam_is_throttled(br
         heard = [f["phrase"] for f in b.frames if f.get("type") == "said" and f["by"] == "player"]
         assert heard == said
         assert a.errors == [] and b.errors == []
+
+
+# --------------------------------------------------------------------------- on the fake websocket
+
+
+def test_a_repeated_deadline_keeps_its_count_and_one_for_a_seat_not_on_turn_is_not_shown(browser: Any, base_url: str) -> None:
+    deadline = {"seat": 0, "at": 1_900_000_000_000, "ms": 15_000}
+    table = table_state(SEATS, settings={"grace": 30, "turn_timer": 15}, deadline=deadline)
+    ctx, page = open_table(browser, base_url, view=mid_view(), table=table)  # my turn
+    try:
+        assert page.locator('.seat[data-seat="0"] [data-testid="countdown"]').get_attribute("data-seconds") == "15"
+        page.wait_for_function("Number(document.querySelector('[data-testid=my-countdown]').dataset.seconds) <= 13",
+                               timeout=WAIT_MS)
+        # The same deadline again (someone came to watch): the count goes on, it does not start over.
+        push(page, table_frame(17, {**table, "watchers": 1}))
+        page.wait_for_timeout(450)  # a repaint or two of every ring
+        again = [int(page.locator(f"[data-testid={t}]").get_attribute("data-seconds") or 99) for t in ("countdown", "my-countdown")]
+        print(f"after the repeated deadline: {again} s left")
+        assert max(again) <= 13
+        # My turn is over (the events come a moment before the table frame that moves the deadline): no count.
+        push(page, events_frame(18, [{"kind": "pass", "seat": 0, "numbers": [6, 1]}], {**mid_view(), "turn": 1, "legal": []}))
+        assert page.locator('[data-testid="countdown"], [data-testid="my-countdown"]').count() == 0
+        push(page, table_frame(18, {**table, "deadline": {**deadline, "seat": 1, "at": deadline["at"] + 9000}}))
+        assert page.locator('.seat[data-seat="1"] [data-testid="countdown"]').get_attribute("data-seconds") == "15"
+        assert page.locator('[data-testid="my-countdown"]').count() == 0
+        push(page, table_frame(18, {**table, "deadline": None}))
+        assert page.locator('[data-testid="countdown"], [data-testid="my-countdown"]').count() == 0
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+def test_a_players_phrase_is_never_dropped_for_the_neighbours_lines(browser: Any, base_url: str) -> None:
+    seats = [SEATS[0], SEATS[1], human_seat(2, "Yoli"), SEATS[3]]
+    ctx, page = open_table(browser, base_url, table=table_state(seats))
+    try:
+        def line(seat: int, n: int) -> dict[str, Any]:
+            name = seats[seat]["name"]
+            return said_frame(17, seat, f"Línea {n}", f"Line {n}", name=name, phrase="rival_pass")
+
+        agua = said_frame(17, 2, "¡Agua!", "Shuffle up!", name="Yoli", phrase="agua", by="player")
+        # Two lines show, the rest wait for room: the newest two of the neighbours', and Yoli's phrase.
+        push_together(page, [line(1, 1), line(3, 2), line(1, 3), line(3, 4), agua, line(1, 5), line(3, 6), line(1, 7)])
+        bubble = page.locator('[data-testid="chat-bubble"][data-by="player"]')
+        bubble.wait_for(timeout=WAIT_MS)
+        assert bubble.locator(".bubble-es").inner_text() == "Yoli: ¡Agua!"
+        assert bubble.locator(".bubble-en").inner_text() == "Shuffle up!"
+        assert page.errors == []
+    finally:
+        ctx.close()
