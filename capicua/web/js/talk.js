@@ -69,8 +69,9 @@ export function createTalk(box, { say, offline }) {
     const emoji = phrases.filter((p) => p.id.startsWith(EMOJI_PREFIX));
     palette.replaceChildren(
       el('p', { class: 'talk-title', text: t('talk.title') }),
-      el('div', { class: 'talk-phrases' }, ...words.map((p) => phraseButton(p, false))),
+      // The emoji first: a quick reaction is one tap away, the phrases scroll under them on a phone.
       emoji.length ? el('div', { class: 'talk-emoji' }, ...emoji.map((p) => phraseButton(p, true))) : null,
+      el('div', { class: 'talk-phrases' }, ...words.map((p) => phraseButton(p, false))),
       el('p', { class: 'talk-note', text: t('talk.note') }),
     );
   }
