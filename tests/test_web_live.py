@@ -520,3 +520,16 @@ def test_a_players_phrase_is_never_dropped_for_the_neighbours_lines(browser: Any
         assert page.errors == []
     finally:
         ctx.close()
+
+
+def test_the_player_on_the_clock_is_told_ten_seconds_before_it_runs_out(browser: Any, base_url: str) -> None:
+    deadline = {"seat": 0, "at": 1_900_000_000_000, "ms": 10_600}
+    table = table_state(SEATS, settings={"grace": 30, "turn_timer": 15}, deadline=deadline)
+    ctx, page = open_table(browser, base_url, view=mid_view(), table=table)  # my turn, 10.6 s left
+    try:
+        page.wait_for_function("document.querySelector('[data-testid=announcer]').textContent.includes('Te quedan 10 segundos')",
+                               timeout=WAIT_MS)
+        assert "si no juegas, tu vecino juega por ti" in page.locator("#ticker").inner_text()
+        assert page.errors == []
+    finally:
+        ctx.close()
