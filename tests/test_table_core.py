@@ -425,3 +425,29 @@ def test_a_legacy_log_is_migrated() -> None:
     core, _ = TableCore.from_log(migrate_legacy(row))
     assert core.match.view(0) == m.view(0)
     assert core.seat_of("p_a") == 0
+
+
+def test_a_socket_is_told_its_new_seat_and_a_players_other_tabs_follow() -> None:
+    sim = lobby()
+    sim.join(2, "p_b", "Beto")
+    sim.join(3, "p_b", "Beto")  # Beto's second tab, watching too
+    out = sim.intent(2, protocol.Sit(2))
+    told = {a: f["seat"] for a, f in out.frames if f["type"] == "welcome"}
+    assert told == {"conn:2": 2, "conn:3": 2}  # both of Beto's sockets now hold seat 2
+    assert sim.core.conns[3].seat == 2 and sim.core.watchers == 0
+    syncs = [a for a, f in out.frames if f["type"] == "sync"]
+    assert syncs == ["conn:2", "conn:3"]
+    out = sim.intent(1, protocol.MoveSeat(2, 3))
+    assert {a: f["seat"] for a, f in out.frames if f["type"] == "welcome"} == {"conn:2": 3, "conn:3": 3}
+    out = sim.intent(1, protocol.ClearSeat(3))
+    assert {a: f["seat"] for a, f in out.frames if f["type"] == "welcome"} == {"conn:2": None, "conn:3": None}
+    assert sim.core.watchers == 2
+    refused(sim, 1, protocol.Stand(), Code.NOT_HOST)  # the host keeps a seat
+
+
+def test_a_socket_that_asked_to_watch_keeps_watching() -> None:
+    sim = lobby()
+    sim.join(2, "p_b", "Beto")
+    sim.join(3, "p_b", "Beto", watch=True)
+    sim.intent(2, protocol.Sit(1))
+    assert sim.core.conns[2].seat == 1 and sim.core.conns[3].seat is None and sim.core.watchers == 1

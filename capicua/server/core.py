@@ -145,6 +145,7 @@ class _Conn:
     seat: int | None
     player: str | None
     name: str
+    watch: bool = False  # asked to watch: stays a watcher whatever seat its player holds
     phrase_times: deque[int] = field(default_factory=deque)
 
 
@@ -340,7 +341,7 @@ class TableCore:
         if cmd.conn in self.conns:
             raise ProtocolError(Code.MALFORMED, "this socket already said hello")
         seat = None if cmd.watch else self.seat_of(cmd.player)
-        self.conns[cmd.conn] = _Conn(seat, cmd.player, cmd.name)
+        self.conns[cmd.conn] = _Conn(seat, cmd.player, cmd.name, cmd.watch)
         first: list[tuple[str, dict[str, Any]]] = []
         if seat is None:
             self._commit_into(first, out, {"op": "watchers", "n": self.watchers + 1}, now)
@@ -480,11 +481,10 @@ class TableCore:
             raise ProtocolError(Code.STARTED, "the match has started: you can watch")
         if isinstance(intent, protocol.Stand):
             seat = self._player_seat(conn)
+            if conn.player is not None and conn.player == self.host:
+                raise ProtocolError(Code.NOT_HOST, "the host keeps a seat")
             self._commit(out, {"op": "stand", "seat": seat}, now)
-            conn.seat = None
-            self._commit(out, {"op": "watchers", "n": self.watchers + 1}, now)
-            if self.conns_of(seat) == 0:
-                self._commit(out, {"op": "presence", "seat": seat, "online": False}, now)
+            self._reseat(out, now)
             return
         if conn.player is None:
             raise ProtocolError(Code.UNAUTHORIZED, "choose a nickname first")
@@ -499,15 +499,36 @@ class TableCore:
         if seat not in free:
             raise ProtocolError(Code.SEAT_TAKEN, "that seat is taken")
         stand_in = self._pick_characters([self.config.stand_in_level])[0]
+        conn.watch = False  # a watcher who sits plays: its other tabs follow it to the seat
         self._commit(
             out,
             {"op": "sit", "seat": seat, "player": conn.player, "name": conn.name or "?",
              "character": stand_in.id, "level": self.config.stand_in_level},
             now,
         )
-        conn.seat = seat
-        self._commit(out, {"op": "watchers", "n": max(0, self.watchers - 1)}, now)
-        self._commit(out, {"op": "presence", "seat": seat, "online": True}, now)
+        self._reseat(out, now)
+
+    def _reseat(self, out: Outcome, now: int) -> None:
+        """After seats changed in the lobby: every socket to its player's seat (a watcher
+        when it has none), the watchers' count and presence logged, and each socket whose
+        seat changed told so (a ``welcome`` with its seat, then a ``sync`` of its view)."""
+        moved = []
+        for cid, c in self.conns.items():
+            want = None if c.watch else self.seat_of(c.player)
+            if want != c.seat:
+                c.seat = want
+                moved.append(cid)
+        watchers = sum(1 for c in self.conns.values() if c.seat is None)
+        if watchers != self.watchers:
+            self._commit(out, {"op": "watchers", "n": watchers}, now)
+        for s in self.seats:
+            online = self.conns_of(s.seat) > 0
+            if s.is_human and online != s.online:
+                self._commit(out, {"op": "presence", "seat": s.seat, "online": online}, now)
+        for cid in moved:
+            seat = self.conns[cid].seat
+            out.frames.append((conn_audience(cid), protocol.welcome_frame(seat, self.table_state())))
+            out.frames.append((conn_audience(cid), protocol.sync_frame(self.seq, self.match.view(seat))))
 
     def _host_intent(self, conn: _Conn, intent: protocol.Intent, now: int, out: Outcome) -> None:
         if self.host is None or conn.player != self.host:
@@ -532,11 +553,7 @@ class TableCore:
             if intent.seat == intent.to:
                 return
             self._commit(out, {"op": "move", "seat": intent.seat, "to": intent.to}, now)
-            for c in self.conns.values():
-                if c.seat == intent.seat:
-                    c.seat = intent.to
-                elif c.seat == intent.to:
-                    c.seat = intent.seat
+            self._reseat(out, now)
         elif isinstance(intent, protocol.FillSeat):
             if intent.level not in bots.LEVELS:
                 raise ProtocolError(Code.MALFORMED, f"level is one of {', '.join(bots.LEVELS)}")
@@ -555,10 +572,7 @@ class TableCore:
             if target.player is not None and target.player == self.host:
                 raise ProtocolError(Code.NOT_HOST, "the host keeps a seat")
             self._commit(out, {"op": "clear", "seat": intent.seat}, now)
-            for c in self.conns.values():
-                if c.seat == intent.seat:
-                    c.seat = None
-                    self._commit(out, {"op": "watchers", "n": self.watchers + 1}, now)
+            self._reseat(out, now)
 
     def _pick_characters(self, levels: list[str]) -> list[neighbours.Character]:
         """Neighbours not at the table yet, chosen from the table's secret and the log."""
