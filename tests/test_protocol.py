@@ -197,7 +197,8 @@ def test_illegal_stale_bad_phase_change_nothing(live_server: Any) -> None:
     c.send({"type": "play", "seq": seq, "tile": view["legal"][0]["tile"], "end": None})
     ev = c.until(lambda f: f["type"] == "events")
     assert ev["seq"] == seq + 1
-    assert ev["events"] == [{"seq": seq + 1, "event": {"kind": "play", "seat": 0, "tile": view["legal"][0]["tile"], "end": None}}]
+    assert ev["events"] == [{"seq": seq + 1, "event": {"kind": "play", "seat": 0, "tile": view["legal"][0]["tile"], "end": None,
+                                                   "by": "human"}}]
     c.close()
     c2.close()
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from tablesim import Sim, bot, empty, human
 
+from capicua import neighbours
 from capicua.server import protocol
 from capicua.server.core import ALL, PUBLIC, BotAnswer, Join, Reopen, TableCore, TimerFired
 from capicua.server.phrases import PHRASES
@@ -451,3 +452,69 @@ def test_a_socket_that_asked_to_watch_keeps_watching() -> None:
     sim.join(3, "p_b", "Beto", watch=True)
     sim.intent(2, protocol.Sit(1))
     assert sim.core.conns[2].seat == 1 and sim.core.conns[3].seat is None and sim.core.watchers == 1
+
+
+
+# ------------------------------------------------------------ who made a move
+
+
+def sent_events(sim: Sim, kind: str, seat: int) -> list[dict[str, Any]]:
+    """Every `kind` event of `seat` the table sent (its history: what every audience got)."""
+    return [ev for _, ev in sim.core.history if ev["kind"] == kind and ev.get("seat") == seat]
+
+
+def play_until(sim: Sim, conns: dict[int, int], done: Any) -> None:
+    """The players in `conns` (seat -> conn) play their first legal move, the bots theirs, until `done()`."""
+    for _ in range(200):
+        sim.answer_bots()
+        if done() or sim.core.match.phase != "play":
+            return
+        seat = sim.core.match.turn
+        assert seat in conns, f"nobody plays seat {seat}"
+        sim.play_first_legal(conns[seat], seat)
+    raise AssertionError("never got there")
+
+
+def test_a_play_says_who_made_it_the_player_a_stand_in_or_a_timeout() -> None:
+    sim = four_humans(grace=10, turn_timer=15)
+    conns = {s: 10 + s for s in range(4)}
+    m = sim.core.match
+    assert m.phase == "play"
+    first = m.turn
+    assert first is not None
+    sim.play_first_legal(conns[first], first)  # the player's own move
+    [own] = sent_events(sim, "play", first)
+    assert own["by"] == "human" and "stand_in" not in own
+    # The next seat's time runs out: its stand-in plays that turn, and the event says so, and who.
+    timed = m.turn
+    assert timed is not None and timed != first
+    sim.advance(15_000)
+    sim.answer_bots()
+    [late] = sent_events(sim, "play", timed)
+    stand_in = neighbours.BY_ID[sim.core.seats[timed].character or ""]
+    assert late["by"] == "timeout" and late["stand_in"] == {"name": stand_in.name, "character": stand_in.id}
+    # A player gone past the grace window: the stand-in plays their turns (stand_in).
+    away = next(s for s in range(4) if s not in (first, timed))
+    sim.leave(conns.pop(away))
+    sim.advance(10_000)
+    assert sim.core.seats[away].controller == "stand_in"
+    play_until(sim, conns, lambda: sent_events(sim, "play", away))
+    plays = sent_events(sim, "play", away)
+    if not plays:
+        pytest.skip("the hand ended before the stand-in played")
+    stand_in = neighbours.BY_ID[sim.core.seats[away].character or ""]
+    assert plays[0]["by"] == "stand_in" and plays[0]["stand_in"] == {"name": stand_in.name, "character": stand_in.id}
+    # Passes and draws are automatic: nobody chose them.
+    assert {ev["by"] for _, ev in sim.core.history if ev["kind"] in ("pass", "draw")} <= {"auto"}
+    # The frames say it too, the same way to every audience (what the log replays).
+    batches = [f for a, f in sim.frames if f["type"] == "events"]
+    assert all("by" in e["event"] for f in batches for e in f["events"] if e["event"]["kind"] in ("play", "pass", "draw"))
+
+
+def test_a_bots_play_says_bot_and_passes_say_auto() -> None:
+    sim = Sim()
+    sim.join(1, "p_ana", "Ana")
+    sim.play_out_hand({0: 1})
+    by = {(ev["kind"], ev["seat"] == 0, ev["by"]) for _, ev in sim.core.history if ev["kind"] in ("play", "pass")}
+    assert ("play", False, "bot") in by and ("play", True, "human") in by
+    assert {b for k, _, b in by if k == "pass"} <= {"auto"}

@@ -43,6 +43,9 @@ ALL = "all"
 PUBLIC = "public"
 HISTORY = 64  # events kept for a reconnecting client; more missed: a fresh sync
 PHRASE_LIMIT = (3, 10_000)  # phrases per socket per ms window
+TIMEOUT = "timeout"  # a move the stand-in made because the player's turn ran out (the log's ``by``)
+AUTO = "auto"  # who made a pass or a draw: nobody, they are automatic
+AUTOMATIC = ("pass", "draw")
 
 
 def seat_audience(seat: int) -> str:
@@ -740,8 +743,19 @@ class TableCore:
 
     def _apply_action(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
         action = parse_action(e["action"], self.rules.max_pip)
-        events = self.match.apply(int(e["seat"]), action)
-        self._game_events(events, at, frames)
+        seat = int(e["seat"])
+        events = self.match.apply(seat, action)
+        self._game_events([self._attributed(ev, e["by"], seat) for ev in events], at, frames)
+
+    def _attributed(self, ev: dict[str, Any], by: str, seat: int) -> dict[str, Any]:
+        """A play with who made it: the log's ``by`` for its action, and the neighbour's
+        name when a stand-in played it (on time-out or for an absent player)."""
+        if ev["kind"] != "play":
+            return ev
+        if by not in (STAND_IN, TIMEOUT):
+            return {**ev, "by": by}
+        ch = neighbours.BY_ID.get(self.seats[seat].character or "")
+        return {**ev, "by": by, "stand_in": {"name": ch.name if ch else "", "character": self.seats[seat].character}}
 
     def _apply_ready(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
         self.ready.add(int(e["seat"]))
@@ -777,6 +791,8 @@ class TableCore:
         numbered = []
         for ev in events:
             self.seq += 1
+            if ev["kind"] in AUTOMATIC:
+                ev = {**ev, "by": AUTO}  # nobody chose it
             numbered.append((self.seq, ev))
             self.history.append((self.seq, ev))
         if self.match.phase == "match_over":
