@@ -336,6 +336,10 @@ def test_the_turn_timer_counts_down_on_the_seat_on_turn_and_the_stand_in_plays_w
         # Time is up: Pancho plays Ana's turn (the log says timeout), and the clock moves on to Beto.
         fire_timer(srv, table, "turn:")
         wait_for(lambda: plays_by(srv, table, 0, "timeout") == 1, "the stand-in's move on time-out")
+        # Ana's page says who played for her (the play event's `by`), on her status line.
+        a.page.wait_for_function(
+            "document.getElementById('ticker').textContent.startsWith('Se te acabó el tiempo. Pancho jugó por ti')", timeout=WAIT_MS)
+        print(f"Ana's status line: {a.page.locator('#ticker').inner_text()!r}")
         for v in pages:
             v.seat(1).locator('[data-testid="countdown"]').wait_for(timeout=WAIT_MS)
             assert v.seat(0).locator('[data-testid="countdown"]').count() == 0
@@ -369,8 +373,9 @@ def test_a_spectator_sees_the_public_view_hears_the_phrases_and_never_a_hidden_t
             bubble.wait_for(timeout=WAIT_MS)
             assert bubble.inner_text().startswith("Ana: ¡Buenas, caballeros!")
             assert "Evening, everyone!" in bubble.inner_text()
-            # The public view: a mark, seat 0 at the bottom, no hand, and no word.
+            # The public view: a mark, seat 0 at the bottom, no hand, and no word. It says once that he watches.
             assert w.page.locator('[data-testid="watching"]').inner_text() == "Estás mirando — los mirones son de palo."
+            assert watching_shown(w) == 1
             assert w.page.locator('#slot-bottom .seat[data-seat="0"]').count() == 1
             assert w.page.locator('[data-testid="tile"]').count() == 0
             assert not w.page.locator('[data-testid="talk-btn"]').is_visible()
@@ -381,7 +386,8 @@ def test_a_spectator_sees_the_public_view_hears_the_phrases_and_never_a_hidden_t
                 a.page.wait_for_function("document.querySelector('[data-testid=watchers]').dataset.n === '2'",
                                          timeout=WAIT_MS)
                 assert a.page.locator('[data-testid="watchers"]').inner_text() == "2 mirando"
-                assert w2.page.locator('[data-testid="watching"]').is_visible()
+                assert watching_shown(w2) == 1  # no ?mirar=1: the notice of a started table says it, the mark does not
+                assert "estás mirando" in w2.page.locator('[data-testid="table-notice"]').inner_text()
                 # A phone's header has no room: its status line says how many watch.
                 assert w2.page.locator('[data-testid="watchers-line-chip"]').inner_text() == "2 mirando"
                 assert not w2.page.locator('[data-testid="watchers"]').is_visible()
@@ -398,6 +404,14 @@ def test_a_spectator_sees_the_public_view_hears_the_phrases_and_never_a_hidden_t
         scanned = scan_spectator_frames(w.frames, hands)
         print(f"spectator frames scanned before the hand was over: {scanned}")
         assert w.errors == []
+
+
+def watching_shown(v: Visit) -> int:
+    """How many things on the page say this browser watches: the notice of a table it has no
+    seat at, the spectator's mark where a hand would be (the visible ones)."""
+    n: int = v.page.eval_on_selector_all('[data-testid="table-notice"], [data-testid="watching"]',
+                                         "els => els.filter((e) => e.getClientRects().length).length")
+    return n
 
 
 def scan_spectator_frames(frames: list[dict[str, Any]], initial: list[list[list[int]]]) -> int:
@@ -530,6 +544,51 @@ def test_the_player_on_the_clock_is_told_ten_seconds_before_it_runs_out(browser:
         page.wait_for_function("document.querySelector('[data-testid=announcer]').textContent.includes('Te quedan 10 segundos')",
                                timeout=WAIT_MS)
         assert "si no juegas, tu vecino juega por ti" in page.locator("#ticker").inner_text()
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+def test_a_play_a_stand_in_made_for_me_says_so_in_both_languages(browser: Any, base_url: str) -> None:
+    """The play event says who made it (docs/protocol.md, `by`): the page words a stand-in's
+    play for me ("Yoli jugó por ti"), live and when the page catches up after a drop."""
+    ctx, page = open_table(browser, base_url, view=mid_view())  # my turn, seq 17
+    try:
+        def ticker_says(text: str) -> None:
+            page.wait_for_function("(t) => document.getElementById('ticker').textContent === t", arg=text, timeout=WAIT_MS)
+
+        yoli = {"name": "Yoli", "character": "yoli"}
+        hand = [t for t in mid_view()["hand"] if t != [1, 4]]
+        after = {**mid_view(), "hand": hand, "legal": [], "turn": 1}
+        # My time ran out: my stand-in played my turn.
+        timed = {"kind": "play", "seat": 0, "tile": [1, 4], "end": "right", "by": "timeout", "stand_in": yoli}
+        push(page, events_frame(18, [timed], after))
+        ticker_says("Se te acabó el tiempo. Yoli jugó por ti el 1-4 por la derecha.")
+        page.click('[data-testid="lang-toggle"]')
+        ticker_says("Your time ran out. Yoli played for you: 1-4 on the right.")
+        # A neighbour's own play is not "for me".
+        push(page, events_frame(19, [{"kind": "play", "seat": 1, "tile": [4, 4], "end": "right", "by": "bot"}],
+                                {**after, "turn": 2}))
+        ticker_says("Pancho plays double 4 on the right.")
+        # Back after a drop: the events missed come replayed; two of them my stand-in's plays for me.
+        page.evaluate("window.__drop()")
+        page.wait_for_function("window.__sent.filter((f) => f.type === 'hello').length === 2", timeout=WAIT_MS)
+        missed = [{"kind": "play", "seat": 2, "tile": [4, 2], "end": "right", "by": "bot"},
+                  {"kind": "play", "seat": 3, "tile": [2, 3], "end": "right", "by": "bot"},
+                  {"kind": "play", "seat": 0, "tile": [3, 5], "end": "right", "by": "stand_in", "stand_in": yoli},
+                  {"kind": "pass", "seat": 1, "numbers": [5, 6], "by": "auto"},
+                  {"kind": "play", "seat": 2, "tile": [5, 5], "end": "right", "by": "bot"},
+                  {"kind": "play", "seat": 3, "tile": [5, 0], "end": "right", "by": "bot"},
+                  {"kind": "play", "seat": 0, "tile": [0, 6], "end": "right", "by": "stand_in", "stand_in": yoli}]
+        push(page, events_frame(20, missed, {**after, "turn": 1, "hand": [[6, 1], [2, 2], [9, 9], [8, 8]]},
+                                replayed=True))
+        ticker_says("While you were away, Yoli played for you: 2 tiles.")
+        page.click('[data-testid="lang-toggle"]')
+        ticker_says("Mientras no estabas, Yoli jugó por ti: 2 fichas.")
+        # My own play is mine.
+        push(page, events_frame(27, [{"kind": "play", "seat": 0, "tile": [6, 1], "end": "left", "by": "human"}],
+                                {**after, "turn": 1}))
+        ticker_says("Juegas el 6-1 por la izquierda.")
         assert page.errors == []
     finally:
         ctx.close()

@@ -20,7 +20,8 @@ import pytest
 import test_web_static as web
 from conftest import drive
 from test_web_static import ARTIFACTS, assert_no_hscroll
-from webfake import FAKE_WS, sent
+from webfake import FAKE_WS, paused_frame, push, sent, table_state, welcome_frame
+from webfake import human as human_seat
 
 # Chromium as the other page tests launch it, and their fake server (static files only), as fixtures of this module.
 browser, server, base_url = web.browser, web.server, web.base_url
@@ -45,14 +46,43 @@ class Player:
         self.page = self.ctx.new_page()
         self.errors: list[str] = []
         self.received: list[dict[str, Any]] = []
+        self.sent: list[dict[str, Any]] = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+        self.page.on("websocket", self._socket)
 
-    def _frame(self, payload: Any) -> None:
+    def _socket(self, ws: Any) -> None:
+        ws.on("framereceived", lambda payload: self._frame(self.received, payload))
+        ws.on("framesent", lambda payload: self._frame(self.sent, payload))
+
+    @staticmethod
+    def _frame(into: list[dict[str, Any]], payload: Any) -> None:
         try:
-            self.received.append(json.loads(payload))
+            into.append(json.loads(payload))
         except (TypeError, ValueError):
             pass
+
+    def hellos(self) -> list[dict[str, Any]]:
+        return [f for f in self.sent if f.get("type") == "hello"]
+
+    def welcomed_seats(self) -> list[int | None]:
+        return [f["seat"] for f in self.received if f.get("type") == "welcome"]
+
+    def my_seat(self) -> str | None:
+        """The seat the lobby draws as mine (the card marked "(tú)"), or None."""
+        seat: str | None = self.page.evaluate("(document.querySelector('.lseat--me') || {dataset: {}}).dataset.seat ?? null")
+        return seat
+
+    def wait_my_seat(self, seat: int | None) -> None:
+        want = "null" if seat is None else f"'{seat}'"
+        self.page.wait_for_function(f"((document.querySelector('.lseat--me') || {{dataset: {{}}}}).dataset.seat ?? null) === {want}",
+                                    timeout=GUARD_MS)
+
+    def status_line(self) -> str:
+        return str(self.page.locator('[data-testid="lobby-status"]').inner_text())
+
+    def wait_status(self, text: str) -> None:
+        self.page.wait_for_function("(t) => document.querySelector('[data-testid=lobby-status]').textContent.includes(t)",
+                                    arg=text, timeout=GUARD_MS)
 
     def error_codes(self) -> list[str]:
         return [f["code"] for f in self.received if f.get("type") == "error"]
@@ -89,6 +119,15 @@ class Player:
 
     def close(self) -> None:
         self.ctx.close()
+
+
+def watching_said(p: Player) -> list[str]:
+    """What the page shows to say this browser watches: the notice of a table it has no seat at,
+    the spectator's mark where a hand would be (each visible one's text)."""
+    texts: list[str] = p.page.eval_on_selector_all(
+        '[data-testid="table-notice"] [data-testid="notice-text"], [data-testid="watching"]',
+        "els => els.filter((e) => e.getClientRects().length).map((e) => e.textContent)")
+    return texts
 
 
 def open_link(p: Player, url: str) -> None:
@@ -325,8 +364,17 @@ def test_a_full_table_an_unknown_code_and_a_started_table_say_so(browser: Any, l
         eli.wait_names(["Ana", "Fede"])
         assert eli.page.locator('[data-testid="sit"]').count() == 0
         eli.shot("lobby-table-full-1280.png")
-        eli.page.click('[data-testid="notice-watch"]')  # "Mirar": stay and watch
-        assert notice.is_hidden() and eli.page.locator('[data-testid="lobby"]').is_visible()
+        # "Mirar": the same table, watching (?mirar=1): a hello that asks for no seat, and no notice left to explain.
+        watch = notice.locator('[data-testid="notice-watch"]')
+        assert watch.get_attribute("href") == f"/t/{tid}?mirar=1"
+        with eli.page.expect_navigation():
+            watch.click()
+        assert eli.page.url == f"{srv.base}/t/{tid}?mirar=1"
+        eli.page.locator('[data-testid="lobby"]').wait_for(state="visible", timeout=GUARD_MS)
+        eli.wait_names(["Ana", "Fede"])
+        assert eli.hellos()[-1]["watch"] is True
+        assert notice.is_hidden() and eli.my_seat() is None
+        eli.wait_status("Ya están todos sentados: esperando a que Ana empiece la partida.")
 
         # A guessed code, a mistyped one: unknown, plainly, with the way home; in the page's language.
         for code in ["t_" + secrets.token_urlsafe(16), "t_no!such"]:
@@ -339,19 +387,28 @@ def test_a_full_table_an_unknown_code_and_a_started_table_say_so(browser: Any, l
         english.page.locator("#fatal").wait_for(state="visible", timeout=GUARD_MS)
         assert "That table does not exist" in english.page.locator("#fatal").inner_text()
 
-        # The host starts: Eli, who watched the lobby, is told she is watching.
+        # The host starts: Eli, who chose to watch, watches: the mark where a hand would be, said once.
         host.send({"type": "start"})
         eli.page.wait_for_function("document.body.dataset.phase === 'play'", timeout=GUARD_MS)
-        eli.page.wait_for_function("document.querySelector('[data-testid=table-notice]').dataset.kind === 'started'", timeout=GUARD_MS)
-        # A newcomer to the started table watches, and the page says so.
+        assert watching_said(eli) == ["Estás mirando — los mirones son de palo."]
+        eli.shot("spectator-1280.png")
+        # A newcomer to the started table watches, and the page says so, once: the notice, with "Mirar".
         newcomer.page.goto(f"{srv.base}/t/{tid}")
         newcomer.page.wait_for_function("document.body.dataset.phase === 'play'", timeout=GUARD_MS)
         text = newcomer.page.locator('[data-testid="table-notice"]').inner_text()
         assert "ya empezó" in text and "estás mirando" in text
+        assert len(watching_said(newcomer)) == 1
+        assert newcomer.page.locator('[data-testid="notice-watch"]').get_attribute("href") == f"/t/{tid}?mirar=1"
         assert newcomer.page.locator('[data-testid="lobby"]').is_hidden()
         assert newcomer.page.locator('[data-testid="my-hand"] [data-testid="tile"]').count() == 0
-        newcomer.shot("table-started-watching-360.png")
+        newcomer.shot("spectator-started-360.png")
         assert_no_hscroll(newcomer.page, 360)
+        # Its "Mirar": the spectator's view, the mark instead of the notice.
+        newcomer.page.click('[data-testid="notice-watch"]')
+        newcomer.page.wait_for_url(f"**/t/{tid}?mirar=1")
+        newcomer.page.locator('[data-testid="watching"]').wait_for(timeout=GUARD_MS)
+        assert len(watching_said(newcomer)) == 1
+        newcomer.shot("spectator-360.png")
         for p in players:
             assert p.errors == [], p.errors
     finally:
@@ -404,6 +461,8 @@ def test_otra_partida_starts_match_two_with_the_same_seats_and_a_finished_table_
         late.page.goto(f"{srv.base}/t/{tid}")
         late.page.wait_for_function("document.querySelector('[data-testid=table-notice]').dataset.kind === 'finished'", timeout=GUARD_MS)
         assert "ya se acabó" in late.page.locator('[data-testid="table-notice"]').inner_text()
+        assert late.page.locator('[data-testid="notice-watch"]').get_attribute("href") == f"/t/{tid}?mirar=1"
+        assert len(watching_said(late)) == 1
         assert late.page.locator('[data-testid="rematch"]').is_hidden()  # watchers do not start matches
 
         for p in (ana, beto):
@@ -433,44 +492,113 @@ def test_otra_partida_starts_match_two_with_the_same_seats_and_a_finished_table_
         beto_c.close()
 
 
-# --------------------------------------------------------------------------- the page's own reasoning (fake server)
+# --------------------------------------------------------------------------- my seat, the lobby's status line
 
 
-def test_which_seat_is_mine_after_a_lobby_change(browser: Any, base_url: str) -> None:
-    """lobby.js seatAfter: the server names a socket's seat only in its welcome, so the
-    page reads the lobby's changes (a sit, the host's swaps, a stand or a clear)."""
+def test_my_seat_follows_the_welcome_when_the_host_moves_me_or_i_move_myself(browser: Any, live_server: Any) -> None:
+    """The server tells every socket whose seat changed its new seat (a welcome, then a sync):
+    the page takes its seat from that alone. Beto's browser holds his token but not his
+    nickname, so the TABLE's names could not tell it which seat is his; it never says hello
+    again to find out. Meanwhile the lobby's status line says what the lobby waits for."""
+    srv = live_server()
+    opened = srv.new_table(nickname="Ana", preset="cubano", private=True)
+    tid = opened["table_id"]
+    beto_token = srv.post("/api/players", {"nickname": "Beto"}).json()["token"]
+    ana, beto = Player(browser, token=opened["token"]), Player(browser, token=beto_token)
+    everyone = [ana, beto]
+    try:
+        for p in everyone:
+            open_link(p, f"{srv.base}/t/{tid}")
+        ana.wait_my_seat(0)
+        ana.wait_status("Faltan 3 jugadores")
+        assert beto.my_seat() is None
+        beto.wait_status("Toca «Sentarme aquí» en una silla libre.")
+        beto.seat(1).locator('[data-testid="sit"]').click()
+        beto.wait_my_seat(1)
+        ana.wait_status("Faltan 2 jugadores")
+        beto.wait_status("Faltan 2 jugadores. Cuando estén todos, Ana empieza la partida.")
+        shoot_both(ana, "lobby-status-host")
+        shoot_both(beto, "lobby-status-friend")
+        # The host moves Beto to West: his page follows, hers stays.
+        ana.seat(1).locator('[data-testid="move"]').click()
+        ana.seat(3).locator('[data-testid="move-here"]').click()
+        for p in everyone:
+            p.wait_names(["Ana", "", "", "Beto"])
+        beto.wait_my_seat(3)
+        assert beto.page.locator('.lring-slot--bottom [data-testid="lobby-seat"]').get_attribute("data-seat") == "3"
+        assert ana.my_seat() == "0"
+        # Beto moves himself: stands up (watching), then sits across from Ana.
+        beto.seat(3).locator('[data-testid="stand"]').click()
+        beto.wait_my_seat(None)
+        beto.seat(2).locator('[data-testid="sit"]').click()
+        beto.wait_my_seat(2)
+        ana.wait_names(["Ana", "", "Beto", ""])
+        # The host moves herself to East: still the host, from her new seat.
+        ana.seat(0).locator('[data-testid="move"]').click()
+        ana.seat(1).locator('[data-testid="move-here"]').click()
+        ana.wait_my_seat(1)
+        beto.wait_names(["", "Ana", "Beto", ""])
+        assert ana.page.locator('[data-testid="start"]').is_visible()
+        assert "abrió la mesa" in beto.seat(1).inner_text()
+        assert beto.my_seat() == "2"
+        # Neighbours in the free seats: the table is full, the host may start.
+        for seat in (0, 3):
+            ana.seat(seat).locator('[data-testid="fill"]').click()
+            ana.page.wait_for_function(
+                f"document.querySelector('[data-testid=lobby-seat][data-seat=\"{seat}\"]').dataset.kind === 'bot'", timeout=GUARD_MS)
+        ana.wait_status("Ya están todos sentados: toca «Empezar» cuando quieras.")
+        beto.wait_status("Ya están todos sentados: esperando a que Ana empiece la partida.")
+        beto.page.click('[data-testid="lang-toggle"]')
+        beto.wait_status("Everyone is seated: waiting for Ana to start the match.")
+        ana.page.click('[data-testid="lang-toggle"]')
+        ana.wait_status("Everyone is seated: tap “Start” when you like.")
+        # Every seat a page held, it was told (the hello's answer, then one welcome per change), in one hello each.
+        assert ana.welcomed_seats() == [0, 1]
+        assert beto.welcomed_seats() == [None, 1, 3, None, 2]
+        assert [len(p.hellos()) for p in everyone] == [1, 1]
+        for p in everyone:
+            assert p.errors == [], p.errors
+    finally:
+        for p in everyone:
+            p.close()
+
+
+def shoot_both(p: Player, name: str) -> None:
+    """Screenshots of the page at 1280 and 360 px (then back to 1280), to artifacts/NAME-WIDTH.png."""
+    p.shot(f"{name}-1280.png")
+    p.page.set_viewport_size({"width": 360, "height": 740})
+    p.page.evaluate("window.scrollTo(0, 0)")
+    assert_no_hscroll(p.page, 360)
+    p.shot(f"{name}-360.png")
+    p.page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def test_the_lobbys_status_line_says_when_the_connection_is_lost(browser: Any, base_url: str) -> None:
+    """Before the match the table's status line is not shown: the lobby's own says the connection, in both languages."""
     ctx = browser.new_context()
+    ctx.add_init_script(FAKE_WS)
     page = ctx.new_page()
     try:
-        page.goto(f"{base_url}/rules")
-        got = page.evaluate("""async () => {
-          const { seatAfter } = await import('/static/js/lobby.js');
-          const T = (names, host = 0) => ({ host_seat: host, seats: names.map((n, seat) =>
-            n === null ? { seat, kind: 'empty', name: '' } : n.startsWith('bot:') ? { seat, kind: 'bot', name: n.slice(4), character: n.slice(4) } : { seat, kind: 'human', name: n }) });
-          const me = (o) => ({ host: false, sitting: null, name: 'Beto', ...o });
-          const said = (v) => (v === undefined ? 'ask' : v);
-          return {
-            host: said(seatAfter(T(['Ana', 'Beto', null, null]), T(['Beto', 'Ana', null, null], 1), 0, me({ host: true }))),
-            sat: said(seatAfter(T(['Ana', null]), T(['Ana', ' Beto ']), null, me({ sitting: 1 }))),
-            sat_not_yet: said(seatAfter(T(['Ana', null]), T(['Ana', null]), null, me({ sitting: 1 }))),
-            taken_by_other: said(seatAfter(T(['Ana', null]), T(['Ana', 'Fede']), null, me({ sitting: 1 }))),
-            was_taken: said(seatAfter(T(['Ana', 'Fede']), T(['Ana', 'Fede']), null, me({ sitting: 1 }))),
-            watching: said(seatAfter(T(['Ana', null]), T(['Ana', 'Fede']), null, me())),
-            swapped: said(seatAfter(T(['Ana', 'Beto', 'Cuca', null]), T(['Ana', 'Cuca', 'Beto', null]), 1, me())),
-            moved_to_empty: said(seatAfter(T(['Ana', 'Beto', 'Cuca', null]), T(['Ana', null, 'Cuca', 'Beto']), 1, me())),
-            swapped_with_bot: said(seatAfter(T(['Ana', 'Beto', 'bot:cuca']), T(['Ana', 'bot:cuca', 'Beto']), 1, me())),
-            stood: said(seatAfter(T(['Ana', 'Beto', 'Cuca']), T(['Ana', null, 'Cuca']), 1, me())),
-            untouched: said(seatAfter(T(['Ana', 'Beto', null]), T(['Ana', 'Beto', 'Dani']), 1, me())),
-            others_swapped: said(seatAfter(T(['Ana', 'Beto', 'Cuca', 'Dani']), T(['Ana', 'Beto', 'Dani', 'Cuca']), 1, me())),
-            // Two changes in one (not one swap): the page asks its seat again.
-            unclear: said(seatAfter(T(['Ana', 'Beto', 'Cuca', null]), T(['Ana', 'Dani', 'Cuca', 'Beto']), 1, me())),
-          };
-        }""")
-        assert got == {
-            "host": 1, "sat": 1, "sat_not_yet": None, "taken_by_other": "ask", "was_taken": None, "watching": None,
-            "swapped": 2, "moved_to_empty": 3, "swapped_with_bot": 2, "stood": None, "untouched": 1,
-            "others_swapped": 1, "unclear": "ask",
-        }, got
+        page.goto(f"{base_url}/t/t_test")
+        page.wait_for_function("window.__sent && window.__sent.length > 0")
+        seats = [human_seat(0, "Ana"), human_seat(1, "Beto"), {"seat": 2, "kind": "empty", "name": ""},
+                 {"seat": 3, "kind": "empty", "name": ""}]
+        push(page, welcome_frame(1, table_state(seats, private=True, status="lobby", host_seat=0)))
+        line = page.locator('[data-testid="lobby-status"]')
+        page.wait_for_function("document.querySelector('[data-testid=lobby-status]').textContent.startsWith('Faltan 2')")
+        assert line.inner_text() == "Faltan 2 jugadores. Cuando estén todos, Ana empieza la partida."
+        assert page.locator("#ticker").is_hidden()  # the table's status line, under the hidden board
+        page.evaluate("window.__drop()")
+        page.wait_for_function("document.querySelector('[data-testid=lobby-status]').dataset.conn === 'reconnecting'")
+        assert line.inner_text() == "Se cayó la conexión. Reconectando…"
+        page.click('[data-testid="lang-toggle"]')
+        assert line.inner_text() == "Connection lost. Reconnecting…"
+        page.wait_for_function("window.__sent.filter((f) => f.type === 'hello').length === 2")  # it came back
+        push(page, welcome_frame(1, table_state(seats, private=True, status="lobby", host_seat=0)))
+        page.wait_for_function("document.querySelector('[data-testid=lobby-status]').dataset.conn === 'open'")
+        assert line.inner_text() == "2 players to go. When everyone is here, Ana starts the match."
+        push(page, paused_frame(True))
+        assert line.inner_text() == "The table cannot save right now: waiting a moment…"
     finally:
         ctx.close()
 

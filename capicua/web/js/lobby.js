@@ -6,8 +6,9 @@
 // teams, seating a neighbour, emptying a seat, the settings and "Empezar".
 // Nothing changes here: the page sends an intent and draws the next TABLE the
 // server sends to everyone (docs/protocol.md, "The lobby"); the server refuses
-// what is not allowed. Also the plain notices of a table this browser only
-// watches: full, started, finished.
+// what is not allowed. The page's seat is the one the server's last welcome
+// named (it sends one to every socket whose seat changed). Also the plain
+// notices of a table this browser only watches: full, started, finished.
 
 import { t, has, lang } from './i18n.js';
 import { avatarSvg } from './neighbours.js';
@@ -42,7 +43,6 @@ const ui = {
   joinError: null, // a translation key
   copied: 0, // when the link was copied (ms), for the feedback
   drawn: '', // what the seats were drawn from (skip redrawing the same: an open select stays open)
-  dismissed: new Set(), // notices the viewer closed ("Mirar")
 };
 
 /**
@@ -74,43 +74,13 @@ export function joinFailed(code, field) {
   renderJoin();
 }
 
-// ---------------------------------------------------------------- my seat
-
-const sameOccupant = (a, b) => !!a && !!b && a.kind === b.kind && a.name === b.name
-  && (a.kind !== 'bot' || a.character === b.character);
-const cleanName = (s) => String(s || '').trim().split(/\s+/).join(' ');
-
-/**
- * The seat this browser holds after a lobby change, read from the TABLE before
- * and after it (the server names a socket's seat only in `welcome`). `seat`:
- * the seat held before (null: watching); `host`: whether this browser is the
- * host (who follows host_seat); `sitting`: the seat it asked for, if any;
- * `name`: its nickname. Returns the seat, null (watching), or undefined when
- * the change does not tell (two players of one name swapped): say hello again.
- */
-export function seatAfter(before, after, seat, { host, sitting, name }) {
-  if (host) return typeof after.host_seat === 'number' ? after.host_seat : null;
-  const was = before.seats;
-  const now = after.seats;
-  if (seat === null || seat === undefined) {
-    if (sitting === null || sitting === undefined || !now[sitting] || now[sitting].kind !== 'human') return null;
-    if (was[sitting] && was[sitting].kind === 'human') return null; // it was not mine to take
-    return cleanName(now[sitting].name) === cleanName(name) ? sitting : undefined;
-  }
-  if (sameOccupant(was[seat], now[seat])) return seat;
-  // A swap (the host's move_seat): I went where the one now in my old seat came from.
-  const swapped = now.map((_, b) => b).filter((b) => b !== seat && sameOccupant(now[b], was[seat]) && sameOccupant(now[seat], was[b]));
-  if (swapped.length === 1) return swapped[0];
-  if (swapped.length === 0 && now[seat] && now[seat].kind === 'empty') return null; // stood up, or sent to watch
-  return undefined;
-}
-
 // ---------------------------------------------------------------- the lobby
 
 /**
  * Draw the lobby. `ctx`: {table (TABLE), me (my seat or null), host (bool),
- * hasToken (bool), teams (the view's teams, or null), place(seat): where a
- * seat sits as at play, seen from mine: {slot: "bottom"|"right"|"top"|"left",
+ * hasToken (bool), teams (the view's teams, or null), conn (the connection's
+ * state: "open", "connecting", "reconnecting", "paused", …), place(seat): where
+ * a seat sits as at play, seen from mine: {slot: "bottom"|"right"|"top"|"left",
  * order (of two seats in one slot)}}.
  */
 export function renderLobby(ctx) {
@@ -130,7 +100,7 @@ export function renderLobby(ctx) {
   renderJoin();
   renderShare(table);
   renderHost(ctx);
-  renderWaiting(ctx);
+  renderStatusLine(ctx);
 }
 
 function hostName(table) {
@@ -367,25 +337,32 @@ function renderHost(ctx) {
   // The server's settings, unless the host is choosing right now.
   if (document.activeElement !== grace) grace.value = String(settings.grace);
   if (document.activeElement !== timer) timer.value = String(settings.turn_timer);
-  const left = emptySeats(table);
-  const start = $('lobby-start');
-  start.disabled = left > 0;
-  $('lobby-start-hint').textContent = left ? t(left === 1 ? 'lobby.start.wait.one' : 'lobby.start.wait', { n: left }) : t('lobby.start.ready');
+  $('lobby-start').disabled = emptySeats(table) > 0; // the status line says why
 }
 
 function configure() {
   send({ type: 'configure', grace: Number($('lobby-grace').value), turn_timer: Number($('lobby-timer').value) });
 }
 
-function renderWaiting(ctx) {
+/**
+ * The lobby's status line (the table's own is not shown before the match):
+ * the connection while it is not open, else what the lobby waits for, as this
+ * viewer sees it — the host how many players are missing, a seated friend
+ * whom the start waits for, a watcher how to sit.
+ */
+function renderStatusLine(ctx) {
   const { table } = ctx;
-  const box = $('lobby-wait');
-  let key = '';
-  if (ctx.host) key = '';
-  else if (ctx.me !== null) key = emptySeats(table) ? 'lobby.wait.host' : 'lobby.wait.ready';
-  else if (emptySeats(table) > 0) key = ctx.hasToken ? 'lobby.pick' : 'lobby.pick.name';
-  box.hidden = !key;
-  box.textContent = key ? t(key, { name: hostName(table) || t('lobby.host.someone') }) : '';
+  const left = emptySeats(table);
+  const host = hostName(table) || t('lobby.host.someone');
+  let text;
+  if (ctx.conn && ctx.conn !== 'open') text = t(`status.${ctx.conn}`);
+  else if (ctx.host) text = left ? t(left === 1 ? 'lobby.status.host.one' : 'lobby.status.host', { n: left }) : t('lobby.status.host.ready');
+  else if (ctx.me !== null) text = left ? t(left === 1 ? 'lobby.status.wait.one' : 'lobby.status.wait', { n: left, name: host }) : t('lobby.status.ready', { name: host });
+  else if (left) text = t(ctx.hasToken ? 'lobby.pick' : 'lobby.pick.name');
+  else text = t('lobby.status.ready', { name: host });
+  const line = $('lobby-status');
+  line.dataset.conn = ctx.conn || 'open';
+  if (line.textContent !== text) line.textContent = text;
 }
 
 // ---------------------------------------------------------------- notices
@@ -401,16 +378,23 @@ export function noticeFor(table, me) {
   return emptySeats(table) === 0 ? 'full' : null;
 }
 
-/** Show `kind`'s notice (null: none) in #table-notice, with "Mirar" (close it) and "Inicio". */
-export function renderNotice(kind) {
+/** The table's page as a watcher opens it ("Mirar"): no hello for a seat (docs/protocol.md, Pages). */
+function watchUrl(tableId) {
+  return `/t/${encodeURIComponent(tableId)}?mirar=1`;
+}
+
+/** Show `kind`'s notice (null: none) in #table-notice, with "Mirar" (this table, watching) and "Inicio". */
+export function renderNotice(kind, tableId) {
   const box = $('table-notice');
-  const shown = kind && !ui.dismissed.has(kind) ? kind : null;
-  box.hidden = !shown;
-  box.dataset.kind = shown || '';
-  if (!shown) { box.replaceChildren(); return; }
+  const drawn = kind ? `${kind}:${lang()}:${tableId}` : '';
+  if (box.dataset.drawn === drawn) return; // drawn already (a focused link keeps its focus)
+  box.dataset.drawn = drawn;
+  box.hidden = !kind;
+  box.dataset.kind = kind || '';
+  if (!kind) { box.replaceChildren(); return; }
   box.replaceChildren(
-    el('p', { class: 'notice-text', 'data-testid': 'notice-text', text: t(`notice.${shown}`) }),
+    el('p', { class: 'notice-text', 'data-testid': 'notice-text', text: t(`notice.${kind}`) }),
     el('div', { class: 'notice-actions' },
-      el('button', { type: 'button', class: 'btn btn-small', 'data-testid': 'notice-watch', onclick: () => { ui.dismissed.add(shown); renderNotice(kind); }, text: t('notice.watch') }),
+      el('a', { class: 'btn btn-small', href: watchUrl(tableId), 'data-testid': 'notice-watch', text: t('notice.watch') }),
       el('a', { class: 'btn btn-primary btn-small', href: '/', 'data-testid': 'notice-home', text: t('nav.home') })));
 }

@@ -9,7 +9,7 @@ import * as travel from './travel.js';
 import { Connection } from './net.js';
 import { loadNeighbours, neighbour, avatarSvg } from './neighbours.js';
 import * as sound from './sound.js';
-import { wireLobby, renderLobby, seatAfter, joinFailed, noticeFor, renderNotice } from './lobby.js';
+import { wireLobby, renderLobby, joinFailed, noticeFor, renderNotice } from './lobby.js';
 import { readToken, forgetToken, readNickname, signIn, rememberTable } from './guest.js';
 import * as countdown from './countdown.js';
 import { createTalk } from './talk.js';
@@ -41,9 +41,9 @@ const watchOnly = new URLSearchParams(location.search).get('mirar') === '1';
 const S = {
   tableId,
   token: readToken(), // this browser's one token (guest.js); null until it signs in
-  seat: null, // the seat this socket plays as the welcome said (null: watching); in the lobby it follows the table
+  seat: null, // the seat this socket plays as the last welcome said (null: watching)
   host: false, // this browser opened the table: its seat is TABLE.host_seat
-  sitting: null, // the seat asked for with "Sentarme aquí", until a TABLE shows it taken
+  notice: null, // the notice shown of a table this browser only watches (lobby.js noticeFor), or null
   sitAfterHello: null, // the seat to ask for once the hello with a new token is welcomed
   rematchFor: null, // the match whose "Otra partida" was sent
   nickname: readNickname(),
@@ -483,10 +483,20 @@ function renderStatus() {
   } else chip.hidden = true;
   renderSeedPop();
   const conn = $('conn');
-  const shown = S.status === 'open' && S.paused ? 'paused' : S.status;
+  const shown = connShown();
   conn.hidden = shown === 'open';
   conn.textContent = t(`status.${shown}`);
   conn.dataset.status = shown;
+}
+
+/** The connection's state as the status line says it: "open" (nothing to say), "paused", "reconnecting", … */
+function connShown() {
+  return S.status === 'open' && S.paused ? 'paused' : S.status;
+}
+
+/** The connection changed: the status line says so (in the lobby, its own line). */
+function renderConn() {
+  if (document.body.dataset.lobby === 'on') renderAll(); else renderStatus();
 }
 
 function lockIcon() {
@@ -618,8 +628,9 @@ function renderHand() {
   box.classList.toggle('hand--many', hand.length > 7);
   renderMeTools();
   if (!isPlayer()) {
-    // A spectator: no hand, and no word at the table (los mirones son de palo).
-    box.append(h('p', { class: 'watching', 'data-testid': 'watching', role: 'status' }, t('status.spectator')));
+    // A spectator: no hand, and no word at the table (los mirones son de palo). Said once:
+    // not while the notice of a table this browser is not seated at says it is watching.
+    if (!S.notice) box.append(h('p', { class: 'watching', 'data-testid': 'watching', role: 'status' }, t('status.spectator')));
     return;
   }
   if (!hand.length && v.phase && v.phase !== 'loading') box.append(h('p', { class: 'hand-note', text: t('hand.empty') }));
@@ -1113,11 +1124,12 @@ function showLobby() {
   $('lobby').hidden = !inLobby;
   $('felt').hidden = inLobby;
   $('me').hidden = inLobby;
-  renderNotice(S.fatal || watchOnly ? null : noticeFor(table, S.seat)); // ?mirar=1 chose to watch: nothing to explain
+  S.notice = S.fatal || watchOnly ? null : noticeFor(table, S.seat); // ?mirar=1 chose to watch: nothing to explain
+  renderNotice(S.notice, S.tableId);
   if (!inLobby) return false;
   const me = S.seat ?? 0; // a watcher sees the table from South
   renderLobby({
-    table, me: S.seat, host: S.host, hasToken: !!S.token, teams: V().teams || null,
+    table, me: S.seat, host: S.host, hasToken: !!S.token, teams: V().teams || null, conn: connShown(),
     place: (s) => ({ slot: slotOf(s, me), order: clockwise() ? relOf(s, me) : -relOf(s, me) }),
   });
   renderToggles();
@@ -1164,7 +1176,9 @@ function handleEvent(ev, prev) {
       }
       const first = ev.end === null || ev.end === undefined;
       const tile = ev.tile || [0, 0];
-      if (first) announce(() => t(me ? 'say.open.me' : 'say.open', { name: who(), tile: tileName(tile) }));
+      const sub = me ? standInFor(ev) : null;
+      if (sub !== null) announce(() => playedForMe(ev, sub));
+      else if (first) announce(() => t(me ? 'say.open.me' : 'say.open', { name: who(), tile: tileName(tile) }));
       else announce(() => t(me ? 'say.play.me' : 'say.play', { name: who(), tile: tileName(tile), end: endPhrase(ev.end) }));
       break;
     }
@@ -1255,6 +1269,30 @@ function handleEvent(ev, prev) {
 }
 
 function overKey(v) { return `${v.hand_number}:${v.phase}`; }
+
+/** The neighbour's name when a stand-in made this play (event `by`: stand_in, timeout), else null. */
+function standInFor(ev) {
+  if (ev.by !== 'stand_in' && ev.by !== 'timeout') return null;
+  return (ev.stand_in && ev.stand_in.name) || t('seat.standin.someone');
+}
+
+/** "Pancho jugó por ti el 5-3 por la izquierda." (after "Se te acabó el tiempo." on a time-out). */
+function playedForMe(ev, sub) {
+  const tile = tileName(ev.tile || [0, 0]);
+  const first = ev.end === null || ev.end === undefined;
+  const said = first ? t('say.standin.open.me', { sub, tile }) : t('say.standin.play.me', { sub, tile, end: endPhrase(ev.end) });
+  return ev.by === 'timeout' ? `${t('say.timeout.me')} ${said}` : said;
+}
+
+/** Events missed while away (a replay): the plays a stand-in made for me, said in one line. */
+function sayMissedStandIn(events) {
+  if (!isPlayer()) return;
+  const mine = events.filter((e) => e.kind === 'play' && e.seat === mySeat() && standInFor(e) !== null);
+  if (!mine.length) return;
+  const sub = standInFor(mine[mine.length - 1]);
+  const n = mine.length;
+  announce(() => t(n === 1 ? 'say.standin.back.one' : 'say.standin.back', { sub, n }));
+}
 
 // ---------------------------------------------------------------- effects and the end-of-hand scene
 
@@ -1421,8 +1459,6 @@ function afterViewChange(prev, { sync }) {
   }
 }
 
-const SIT_REFUSALS = new Set(['seat_taken', 'table_full', 'started', 'unauthorized', 'watcher']);
-
 function handleError(f) {
   const code = typeof f.code === 'string' ? f.code : 'unknown';
   // The server's message is English for developers: the player reads the code's words.
@@ -1443,38 +1479,29 @@ function handleError(f) {
     conn.restart();
     return;
   }
-  if (SIT_REFUSALS.has(code)) S.sitting = null;
   if (code === 'table_full') { renderAll(); return; } // the notice says so, with "Mirar" and "Inicio"
   toast(msg, code);
   renderAll();
 }
 
-/** The welcome names this socket's seat; a seat asked for before a new hello is asked for now. */
+/**
+ * The welcome names this socket's seat: the answer to its hello, and in the
+ * lobby each time its seat changed (it sat, stood, was moved or sent to
+ * watch). A seat asked for before a new hello is asked for now.
+ */
 function welcomed(f) {
   S.seat = typeof f.seat === 'number' ? f.seat : null;
   S.host = S.seat !== null && !!f.table && f.table.host_seat === S.seat;
-  S.sitting = null;
   if (S.seat !== null) rememberTable(S.tableId, f.table && f.table.preset);
   const ask = S.sitAfterHello;
   S.sitAfterHello = null;
   if (ask !== null && S.seat === null && f.table && f.table.status === 'lobby') sit(ask);
 }
 
-/**
- * A table frame, before it replaces S.tableInfo: in the lobby, which seat is
- * mine now (lobby.js seatAfter; when the change does not tell, a new hello
- * asks); a new match ("Otra partida") opens its hands' sheets afresh.
- */
+/** A table frame, before it replaces S.tableInfo: a new match ("Otra partida") opens its hands' sheets afresh. */
 function followTable(next) {
   const before = S.tableInfo;
-  if (!before || !next) return;
-  if (before.status === 'lobby') {
-    const seat = seatAfter(before, next, S.seat, { host: S.host, sitting: S.sitting, name: S.nickname });
-    if (seat === undefined) { conn.restart(); return; }
-    if (seat !== null && seat === S.sitting) { S.sitting = null; rememberTable(S.tableId, next.preset); }
-    S.seat = seat;
-  }
-  if (next.match_number !== before.match_number) S.panelHandShown = null;
+  if (before && next && next.match_number !== before.match_number) S.panelHandShown = null;
 }
 
 function onFrame(f) {
@@ -1506,6 +1533,7 @@ function onFrame(f) {
       if (f.replayed) S.animateLast = fresh.length > 0 && fresh[fresh.length - 1].event.kind === 'play';
       else for (const e of fresh) paceEffects(e.event, prev);
       afterViewChange(prev, { sync: false });
+      if (f.replayed) sayMissedStandIn(fresh.map((e) => e.event)); // last: the status line keeps it
       break;
     }
     case 'table':
@@ -1519,7 +1547,7 @@ function onFrame(f) {
       break;
     case 'paused':
       S.paused = f.paused;
-      renderStatus();
+      renderConn();
       break;
     case 'error':
       handleError(f);
@@ -1544,10 +1572,9 @@ countdown.onWarning((seat) => { if (isPlayer() && seat === mySeat()) announce(()
 
 // ---------------------------------------------------------------- the lobby: sitting down
 
-/** "Sentarme aquí": ask for `seat`; the next TABLE shows whether it is mine. */
+/** "Sentarme aquí": ask for `seat`; the welcome that follows says it is mine (or an error why not). */
 function sit(seat) {
-  S.sitting = seat;
-  if (!conn.send({ type: 'sit', seat })) { S.sitting = null; toast(t('err.offline'), 'offline'); }
+  if (!conn.send({ type: 'sit', seat })) toast(t('err.offline'), 'offline');
 }
 
 /** "Sentarme aquí" with no token yet: sign in with the nickname, say hello again as that player, then sit. */
@@ -1565,7 +1592,7 @@ wireLobby({ send: (frame) => conn.send(frame), sit, join, toast });
 const conn = new Connection({
   hello: () => ({ type: 'hello', table: S.tableId, token: S.token, last_seq: S.seq, ...(watchOnly ? { watch: true } : {}) }),
   onFrame,
-  onStatus: (st) => { S.status = st; renderStatus(); },
+  onStatus: (st) => { S.status = st; renderConn(); },
 });
 
 if (!S.tableId) {
