@@ -33,6 +33,13 @@ def bot_pool() -> Iterator[ProcessPoolExecutor]:
     pool.shutdown(wait=True, cancel_futures=True)
 
 
+@pytest.fixture
+def database_url(tmp_path: Path) -> str:
+    """A fresh, empty database for one test (SQLite in a temp directory). Store-level
+    tests take this fixture, so that they run on every database the store supports."""
+    return f"sqlite:///{tmp_path / 'store.sqlite3'}"
+
+
 class LiveServer:
     """``create_app`` served by uvicorn in a background thread."""
 
