@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian packages that the test suite needs (headless Chromium for the
-# browser tests) when they are missing. CI runs as root on a fresh machine.
+# Installs the Debian packages that the test suite needs when they are missing:
+# headless Chromium for the browser tests, PostgreSQL (initdb, pg_ctl) for the store
+# tests, which start a throw-away cluster of their own (tests/pgserver.py).
+# CI runs as root on a fresh machine.
 set -eu
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null || need+=(postgresql)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq

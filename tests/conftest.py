@@ -33,11 +33,33 @@ def bot_pool() -> Iterator[ProcessPoolExecutor]:
     pool.shutdown(wait=True, cancel_futures=True)
 
 
-@pytest.fixture
-def database_url(tmp_path: Path) -> str:
-    """A fresh, empty database for one test (SQLite in a temp directory). Store-level
-    tests take this fixture, so that they run on every database the store supports."""
-    return f"sqlite:///{tmp_path / 'store.sqlite3'}"
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """One throw-away PostgreSQL server for this test session (for this xdist worker),
+    started on first use: :mod:`tests.pgserver`."""
+    from pgserver import PgServer
+
+    server = PgServer().start()
+    yield server
+    server.stop()
+
+
+DATABASES = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(params=DATABASES)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh, empty database for one test, on each database the store supports:
+    SQLite in a temp directory, and a new database on the session's real PostgreSQL
+    server (dropped after the test). Store-level tests take this fixture, so that they
+    run on both."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'store.sqlite3'}"
+        return
+    server = request.getfixturevalue("pg_server")
+    url = server.create_database()
+    yield url
+    server.drop_database(url)
 
 
 class LiveServer:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,8 +18,8 @@ from capicua.verify import verify_deal
 pytestmark = pytest.mark.xdist_group("store")
 
 
-def test_migrations_make_the_schema_and_are_idempotent(tmp_path: Path) -> None:
-    store = Store(f"sqlite:///{tmp_path / 's.sqlite3'}")
+def test_migrations_make_the_schema_and_are_idempotent(database_url: str) -> None:
+    store = Store(database_url)
     store.migrate()
     store.migrate()
     names = set(inspect(store.engine).get_table_names())
@@ -30,11 +29,11 @@ def test_migrations_make_the_schema_and_are_idempotent(tmp_path: Path) -> None:
     store.close()
 
 
-def test_players_tokens_and_the_fenced_log(tmp_path: Path) -> None:
+def test_players_tokens_and_the_fenced_log(database_url: str) -> None:
     from capicua.server.tablelog import open_entry
     from capicua.store import tablelogs
 
-    store = Store(f"sqlite:///{tmp_path / 's.sqlite3'}")
+    store = Store(database_url)
     store.migrate()
     pid, token = store.create_player("Ana")
     found = store.player_by_token(token)
@@ -60,16 +59,14 @@ def test_players_tokens_and_the_fenced_log(tmp_path: Path) -> None:
     store.close()
 
 
-def test_a_table_loaded_from_the_store_is_the_same_table(tmp_path: Path, bot_pool: Any) -> None:
+def test_a_table_loaded_from_the_store_is_the_same_table(database_url: str, bot_pool: Any) -> None:
     from capicua.server import protocol
     from capicua.server.core import FromConn, Join
     from capicua.server.inproc import LocalBus, LoopClock, PoolBots, StoreLog
     from capicua.server.tables import Tables
 
-    url = f"sqlite:///{tmp_path / 's.sqlite3'}"
-
     async def main() -> None:
-        store = Store(url)
+        store = Store(database_url)
         store.migrate()
         log = StoreLog(store)
         tables = Tables(log, LocalBus(), LoopClock(), PoolBots(bot_pool, (0.0, 0.0)))

@@ -1,0 +1,128 @@
+"""A throw-away PostgreSQL server for the tests: Debian's ``initdb`` and ``pg_ctl``
+make a cluster under a temporary directory (data dir and unix socket dir), serve it
+on a free port on loopback, and delete it when stopped. Never a mock.
+
+``initdb`` refuses to run as root, so as root the cluster belongs to the ``postgres``
+user (the Debian package creates it) and runs under ``runuser``. Durability is off
+(``fsync``, ``synchronous_commit``, ``full_page_writes``): a test database lives
+for one test.
+
+Standalone, to serve a cluster by hand (for ``capicua bench-store`` say)::
+
+    .venv/bin/python tests/pgserver.py     # prints the URL, stops on Enter
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+SUPERUSER = "capicua"
+_SETTINGS = (
+    "-F -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+    "-c max_connections=200 -c shared_buffers=32MB"
+)
+
+
+class PostgresMissing(RuntimeError):
+    """No ``initdb`` on this machine (``bash scripts/ensure-system-deps.sh`` installs it)."""
+
+
+def find_bin_dir() -> Path:
+    """The bin directory of the newest Debian PostgreSQL (``/usr/lib/postgresql/N/bin``),
+    else wherever ``initdb`` is on the PATH."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[-3]))
+    if found:
+        return Path(found[-1]).parent
+    on_path = shutil.which("initdb")
+    if on_path:
+        return Path(on_path).resolve().parent
+    raise PostgresMissing("initdb not found: run `bash scripts/ensure-system-deps.sh` (installs postgresql)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class PgServer:
+    """One cluster: :meth:`start`, then :meth:`create_database` per test, :meth:`stop`."""
+
+    def __init__(self) -> None:
+        self.bin = find_bin_dir()
+        self.root = Path(tempfile.mkdtemp(prefix="capicua-pg-"))
+        self.data = self.root / "data"
+        self.sockets = self.root / "sock"
+        self.port = _free_port()
+        self._as_root = os.geteuid() == 0
+        self._counter = 0
+        self._lock = threading.Lock()
+
+    def _run(self, *args: str) -> None:
+        cmd = [str(self.bin / args[0]), *args[1:]]
+        if self._as_root:
+            cmd = ["runuser", "-u", "postgres", "--", *cmd]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"{args[0]} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}")
+
+    def start(self) -> PgServer:
+        self.sockets.mkdir()
+        if self._as_root:
+            shutil.chown(self.root, "postgres", "postgres")
+            shutil.chown(self.sockets, "postgres", "postgres")
+        self._run("initdb", "-D", str(self.data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8",
+                  "--locale=C", "--no-sync", "--no-instructions")
+        options = f"{_SETTINGS} -p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1"
+        self._run("pg_ctl", "-D", str(self.data), "-w", "-s", "-l", str(self.root / "server.log"),
+                  "-o", options, "start")
+        return self
+
+    def url(self, database: str = "postgres") -> str:
+        """A SQLAlchemy URL (psycopg 3) of ``database``, over the unix socket."""
+        return f"postgresql+psycopg://{SUPERUSER}@/{database}?host={self.sockets}&port={self.port}"
+
+    def _admin(self, sql: str) -> None:
+        import psycopg
+
+        with psycopg.connect(host=str(self.sockets), port=self.port, user=SUPERUSER, dbname="postgres",
+                             autocommit=True) as conn:
+            conn.execute(sql)  # type: ignore[arg-type]
+
+    def create_database(self) -> str:
+        """A fresh, empty database (a copy of ``template0``): returns its URL."""
+        with self._lock:
+            self._counter += 1
+            name = f"t{os.getpid()}_{self._counter}"
+        self._admin(f'CREATE DATABASE "{name}" TEMPLATE template0')
+        return self.url(name)
+
+    def drop_database(self, url: str) -> None:
+        """Drop a database made by :meth:`create_database` (connections left open by the
+        test are ended: ``WITH (FORCE)``)."""
+        name = url.split("/")[-1].split("?")[0]
+        self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def stop(self) -> None:
+        if self.data.exists():
+            try:
+                self._run("pg_ctl", "-D", str(self.data), "-w", "-s", "-m", "immediate", "stop")
+            except RuntimeError:
+                pass  # never started, or already gone: the directory goes all the same
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    server = PgServer().start()
+    try:
+        print(server.create_database(), flush=True)
+        input("serving; Enter stops the server\n")
+    finally:
+        server.stop()
