@@ -1,9 +1,11 @@
 """In-process implementations of the shell's ports (:mod:`capicua.server.ports`).
 
-- :class:`StoreLog`: the event log in the SQL store. One writer thread takes
-  every append waiting at that moment, from every table, and writes them in
-  one transaction (group commit), so tables do not queue behind each other's
-  round trips; reads run in a thread of their own.
+- :class:`StoreLog`: the event log in the SQL store. Appends are sharded by
+  table id over a few writer threads; each takes every append waiting in its
+  shard at that moment and writes them in one transaction (group commit), so
+  one table's appends stay in order and tables do not queue behind each other's
+  round trips, and on PostgreSQL the shards commit in parallel. Reads run in
+  threads of their own.
 - :class:`LocalBus`: frames to the sockets of this process.
 - :class:`LoopClock`: ``time.time`` and the event loop's timers.
 - :class:`PoolBots`: bots' decisions in a process pool (the levels that never
@@ -21,6 +23,7 @@ import queue
 import random
 import threading
 import time
+import zlib
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -36,26 +39,53 @@ from capicua.store import Store, tablelogs
 log = logging.getLogger("capicua.store")
 
 
-class StoreLog:
-    """:class:`~capicua.server.ports.EventLog` over a :class:`~capicua.store.Store`."""
+_Pending = tuple[tablelogs.Append, "asyncio.Future[None]", asyncio.AbstractEventLoop]
 
-    def __init__(self, store: Store, max_batch: int = 256) -> None:
+
+def default_writers(store: Store) -> int:
+    """How many writer threads a store gets. SQLite has one writer lock for the whole
+    database: a second writer thread only waits for it (and its busy handler sleeps),
+    so one thread that batches every table's appends makes the biggest group commits.
+    PostgreSQL locks rows: appends of different tables commit in parallel."""
+    return 1 if store.engine.dialect.name == "sqlite" else 4
+
+
+class StoreLog:
+    """:class:`~capicua.server.ports.EventLog` over a :class:`~capicua.store.Store`.
+
+    ``writers`` threads (default :func:`default_writers`) each own the tables whose id
+    hashes to them (crc32, so a table always lands on the same one): a table's
+    appends are written in the order they were made, by one thread."""
+
+    def __init__(self, store: Store, max_batch: int = 256, writers: int | None = None) -> None:
         self.store = store
         self.max_batch = max_batch
         self._healthy = True
-        self._queue: queue.SimpleQueue[tuple[tablelogs.Append, asyncio.Future[None], asyncio.AbstractEventLoop] | None]
-        self._queue = queue.SimpleQueue()
-        self._writer = threading.Thread(target=self._write_loop, name="capicua-log-writer", daemon=True)
-        self._writer.start()
+        count = default_writers(store) if writers is None else writers
+        if count < 1:
+            raise ValueError("a StoreLog needs at least one writer")
+        self._queues: list[queue.SimpleQueue[_Pending | None]] = [queue.SimpleQueue() for _ in range(count)]
+        self._writers = [
+            threading.Thread(target=self._write_loop, args=(q,), name=f"capicua-log-writer-{i}", daemon=True)
+            for i, q in enumerate(self._queues)
+        ]
+        for w in self._writers:
+            w.start()
         self._readers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="capicua-log-reader")
 
     @property
     def healthy(self) -> bool:
         return self._healthy
 
+    @property
+    def writers(self) -> int:
+        return len(self._writers)
+
     def close(self) -> None:
-        self._queue.put(None)
-        self._writer.join(timeout=10)
+        for q in self._queues:
+            q.put(None)
+        for w in self._writers:
+            w.join(timeout=10)
         self._readers.shutdown(wait=True)
 
     async def _read(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -65,10 +95,13 @@ class StoreLog:
         except SQLAlchemyError as exc:
             raise LogUnavailable(str(exc).splitlines()[0]) from None
 
+    def _shard(self, table_id: str) -> queue.SimpleQueue[_Pending | None]:
+        return self._queues[zlib.crc32(table_id.encode()) % len(self._queues)]
+
     async def _write(self, append: tablelogs.Append) -> None:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
-        self._queue.put((append, fut, loop))
+        self._shard(append.table_id).put((append, fut, loop))
         await fut
 
     async def create(self, table_id: str, open_entry: dict[str, Any]) -> None:
@@ -126,36 +159,39 @@ class StoreLog:
             match_result=record.get("result") if isinstance(record, dict) else None,
         )
 
-    # The writer thread: group commit.
-    def _write_loop(self) -> None:
+    # A writer thread: group commit of what waits in its shard.
+    def _write_loop(self, pending: queue.SimpleQueue[_Pending | None]) -> None:
         while True:
-            item = self._queue.get()
+            item = pending.get()
             if item is None:
                 return
             batch = [item]
             while len(batch) < self.max_batch:
                 try:
-                    nxt = self._queue.get_nowait()
+                    nxt = pending.get_nowait()
                 except queue.Empty:
                     break
                 if nxt is None:
-                    self._queue.put(None)
+                    pending.put(None)
                     break
                 batch.append(nxt)
-            try:
-                results: list[Exception | None] = tablelogs.append_many(self.store, [b[0] for b in batch])
-                self._healthy = True
-            except SQLAlchemyError as exc:
-                self._healthy = False
-                reason = str(exc).splitlines()[0]
-                log.warning("the store cannot be written: %s", reason)
-                results = [LogUnavailable(reason)] * len(batch)
-            for (_, fut, loop), result in zip(batch, results, strict=True):
-                error: Exception | None = result
-                if isinstance(result, tablelogs.StaleLog):
-                    error = StaleAppend(str(result))
-                with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
-                    loop.call_soon_threadsafe(_settle, fut, error)
+            self._commit(batch)
+
+    def _commit(self, batch: list[_Pending]) -> None:
+        try:
+            results: list[Exception | None] = tablelogs.append_many(self.store, [b[0] for b in batch])
+            self._healthy = True
+        except SQLAlchemyError as exc:
+            self._healthy = False
+            reason = str(exc).splitlines()[0]
+            log.warning("the store cannot be written: %s", reason)
+            results = [LogUnavailable(reason)] * len(batch)
+        for (_, fut, loop), result in zip(batch, results, strict=True):
+            error: Exception | None = result
+            if isinstance(result, tablelogs.StaleLog):
+                error = StaleAppend(str(result))
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+                loop.call_soon_threadsafe(_settle, fut, error)
 
 
 class MemoryLog:

@@ -1,9 +1,11 @@
 """Persistence: players (guests), tables and their logs.
 
-SQLAlchemy 2 over SQLite by default (any SQLAlchemy URL works, e.g.
-PostgreSQL). The schema is made and upgraded by the Alembic migrations
-shipped in ``capicua/store/migrations``; :meth:`Store.migrate` runs
-``alembic upgrade head`` programmatically. :class:`Store` holds the engine
+SQLAlchemy 2, one database URL: SQLite by default (``sqlite:///path``) or
+PostgreSQL through psycopg 3 (``postgresql+psycopg://user:password@host/db``); the
+same code and migrations run on both (the tests run the store on both). The
+schema is made and upgraded by the Alembic migrations shipped in
+``capicua/store/migrations``; :meth:`Store.migrate` runs ``alembic upgrade``
+programmatically. :class:`Store` holds the engine
 and the guests; :mod:`capicua.store.tablelogs` writes and reads table logs.
 
 The API is synchronous: the server calls it from threads, never on its event loop.
@@ -60,8 +62,8 @@ class Store:
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     # ------------------------------------------------------------ schema
-    def migrate(self) -> None:
-        """``alembic upgrade head``, programmatically."""
+    def migrate(self, revision: str = "head") -> None:
+        """``alembic upgrade <revision>`` (by default the newest), programmatically."""
         from alembic import command
         from alembic.config import Config
 
@@ -70,7 +72,7 @@ class Store:
         cfg.set_main_option("sqlalchemy.url", self.url.replace("%", "%%"))
         with self.engine.begin() as conn:
             cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "head")
+            command.upgrade(cfg, revision)
 
     def close(self) -> None:
         self.engine.dispose()
