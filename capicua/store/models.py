@@ -6,7 +6,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -88,3 +98,116 @@ class TableMatch(Base):
     record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class ResultRow(Base):
+    """What one seat did in one finished match (:class:`capicua.standings.results.SeatResult`),
+    written in the same transaction as the match's last log entry; standings read
+    these, never the record. ``xp`` and the levels are the guest's experience."""
+
+    __tablename__ = "results"
+    __table_args__ = (
+        UniqueConstraint("table_id", "match_number", "seat", name="uq_results_match_seat"),
+        Index("ix_results_player_finished", "player_id", "finished_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("matches.id"))
+    match_number: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), nullable=True)
+    bot_level: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    team: Mapped[int] = mapped_column(Integer)
+    points: Mapped[int] = mapped_column(Integer)
+    won: Mapped[bool] = mapped_column(Boolean)
+    pollona: Mapped[bool] = mapped_column(Boolean)
+    viajera: Mapped[bool] = mapped_column(Boolean)
+    capicuas: Mapped[int] = mapped_column(Integer)
+    dominoes: Mapped[int] = mapped_column(Integer)
+    top_double_out: Mapped[int] = mapped_column(Integer)
+    tranques_won: Mapped[int] = mapped_column(Integer)
+    hands_won: Mapped[int] = mapped_column(Integer)
+    hands_lost: Mapped[int] = mapped_column(Integer)
+    hands_played: Mapped[int] = mapped_column(Integer)
+    left_for_good: Mapped[bool] = mapped_column(Boolean)
+    private: Mapped[bool] = mapped_column(Boolean)
+    humans: Mapped[int] = mapped_column(Integer)
+    preset: Mapped[str] = mapped_column(String(40))
+    finished_at: Mapped[datetime] = mapped_column(DateTime)
+    xp: Mapped[int] = mapped_column(Integer)
+    level_before: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    level_after: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class RatingRow(Base):
+    """A guest's current rating on one board (neighbours | friends); ``score`` is μ − 3σ."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_board_score", "board", "score"),)
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    board: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    score: Mapped[float] = mapped_column(Float)
+    matches: Mapped[int] = mapped_column(Integer)
+    won: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class RatingHistoryRow(Base):
+    """One rating update: a guest's rating on a board after a match."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (
+        Index("ix_rating_history_player", "player_id", "board", "at"),
+        Index("ix_rating_history_board_at", "board", "at", "player_id", "won"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    board: Mapped[str] = mapped_column(String(16))
+    table_id: Mapped[str] = mapped_column(ForeignKey("matches.id"))
+    match_number: Mapped[int] = mapped_column(Integer)
+    at: Mapped[datetime] = mapped_column(DateTime)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    score: Mapped[float] = mapped_column(Float)
+    won: Mapped[bool] = mapped_column(Boolean)
+
+
+class PlayerLevelRow(Base):
+    """A guest's experience and the level it gives."""
+
+    __tablename__ = "player_levels"
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    xp: Mapped[int] = mapped_column(Integer)
+    level: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class PlayerAchievementRow(Base):
+    """An achievement a guest earned, and the match that gave it."""
+
+    __tablename__ = "player_achievements"
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    achievement: Mapped[str] = mapped_column(String(40), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("matches.id"))
+    match_number: Mapped[int] = mapped_column(Integer)
+    at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class AnalysisRow(Base):
+    """The experto's analysis of one seat's decisions in one finished hand
+    (:func:`capicua.analysis.analyse_hand`; docs/analysis.md)."""
+
+    __tablename__ = "analyses"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    match_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hand: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    result: Mapped[dict[str, Any]] = mapped_column(JSON)
+    computed_at: Mapped[datetime] = mapped_column(DateTime)

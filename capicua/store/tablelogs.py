@@ -19,7 +19,7 @@ from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from . import Store, iso_utc
+from . import Store, iso_utc, standings
 from .models import MatchEvent, MatchRow, SeatRow, TableMatch
 
 
@@ -152,6 +152,9 @@ def _project(s: Session, a: Append, now: datetime) -> None:
                 row.scores = list(a.scores)
             if a.record is not None:
                 row.record = a.record
+        if status == "finished" and a.record is not None:
+            # The results in this very transaction: a match's end is never stored without them.
+            standings.write_results(s, a.table_id, a.match_number, a.record, now)
 
 
 def replace_log(store: Store, table_id: str, entries: list[dict[str, Any]]) -> None:

@@ -1,0 +1,441 @@
+"""Standings in the store: the results rows of a finished match (written in the
+same transaction as its last log entry), the ratings, experience and
+achievements they give, and the queries of the leaderboard, the profile and
+the table's announcements.
+
+:func:`write_results` runs inside the append's transaction
+(:func:`capicua.store.tablelogs._project`); everything it decides comes from
+:mod:`capicua.standings` (pure). The queries read only these tables and the
+players' and seats' rows, never a record.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Connection, and_, case, func, or_, select
+from sqlalchemy.orm import Session
+
+from capicua.standings import achievements as ach
+from capicua.standings.levels import LEVELS, level_of, level_xp, next_xp, xp_of
+from capicua.standings.ratings import (
+    NEW_RATING,
+    PROVISIONAL_MATCHES,
+    Rating,
+    boards_of,
+    rate_match,
+)
+from capicua.standings.results import HUMAN, SeatAtTable, SeatResult, leavers_of, match_results
+
+from . import Store, iso_utc
+from .models import (
+    MatchEvent,
+    MatchRow,
+    Player,
+    PlayerAchievementRow,
+    PlayerLevelRow,
+    RatingHistoryRow,
+    RatingRow,
+    ResultRow,
+    SeatRow,
+    TableMatch,
+)
+
+PERIODS = {"week": timedelta(days=7), "month": timedelta(days=30), "all": None}
+TOP = 50  # rows of a leaderboard
+RECENT = 20  # matches of a profile
+HISTORY = 100  # rating updates of a profile's chart, per board
+
+
+# ------------------------------------------------------------------ writing
+
+
+def write_results(
+    s: Session,
+    table_id: str,
+    number: int,
+    record: dict[str, Any],
+    finished_at: datetime,
+    entries: list[dict[str, Any]] | None = None,
+) -> None:
+    """The results of match ``number`` of the table (finished: ``record`` has its
+    result) and what they give each guest. A match whose results exist is left
+    alone. ``entries``: the table's log up to the match's end (default: all of it)."""
+    done = select(ResultRow.id).where(ResultRow.table_id == table_id, ResultRow.match_number == number)
+    if s.scalar(done.limit(1)) is not None:
+        return
+    if entries is None:
+        entries = list(s.scalars(select(MatchEvent.data).where(MatchEvent.match_id == table_id).order_by(MatchEvent.seq)))
+    table = s.get(MatchRow, table_id)
+    assert table is not None
+    seats = [
+        SeatAtTable(r.seat, r.kind, r.player_id, r.level)
+        for r in s.scalars(select(SeatRow).where(SeatRow.match_id == table_id).order_by(SeatRow.seat))
+    ]
+    opening = entries[0] if entries and entries[0].get("op") == "open" else {}
+    private = bool(opening.get("private"))
+    humans = sum(1 for x in seats if x.kind == HUMAN)
+    rows = match_results(record, seats, leavers_of(entries))
+    guests = sorted(r.player for r in rows if r.player is not None)
+    # Tables commit in parallel (PostgreSQL): a guest's standings are read and written
+    # under a lock on their players row, taken in id order, so two tables that end at
+    # once for the same guest add up instead of one overwriting the other.
+    s.execute(select(Player.id).where(Player.id.in_(guests)).order_by(Player.id).with_for_update())
+    _rate(s, table_id, number, rows, guests, boards_of(private, humans), finished_at)
+    _award(s, table_id, number, rows, guests, finished_at)
+    levels = _levels(s, rows, finished_at)
+    for r in rows:
+        before, after, xp = levels.get(r.seat, (None, None, 0))
+        s.add(
+            ResultRow(
+                table_id=table_id, match_number=number, seat=r.seat, player_id=r.player, bot_level=r.bot_level,
+                team=r.team, points=r.points, won=r.won, pollona=r.pollona, viajera=r.viajera,
+                capicuas=r.capicuas, dominoes=r.dominoes, top_double_out=r.top_double_out,
+                tranques_won=r.tranques_won, hands_won=r.hands_won, hands_lost=r.hands_lost,
+                hands_played=r.hands_played, left_for_good=r.left_for_good, private=private, humans=humans,
+                preset=table.preset, finished_at=finished_at, xp=xp, level_before=before, level_after=after,
+            )
+        )
+
+
+def _rate(
+    s: Session, table_id: str, number: int, rows: list[SeatResult], guests: list[str],
+    boards: tuple[str, ...], at: datetime,
+) -> None:
+    for board in boards:
+        stored = {
+            r.player_id: r
+            for r in s.scalars(select(RatingRow).where(RatingRow.board == board, RatingRow.player_id.in_(guests)))
+        }
+        before = {pid: Rating(r.mu, r.sigma, r.matches, r.won) for pid, r in stored.items()}
+        won = {r.player: r.won and not r.left_for_good for r in rows if r.player is not None}
+        for pid, new in rate_match(rows, before).items():
+            row = stored.get(pid)
+            if row is None:
+                row = RatingRow(player_id=pid, board=board)
+                s.add(row)
+            row.mu, row.sigma, row.score = new.mu, new.sigma, new.score
+            row.matches, row.won, row.updated_at = new.matches, new.won, at
+            s.add(
+                RatingHistoryRow(
+                    player_id=pid, board=board, table_id=table_id, match_number=number, at=at,
+                    mu=new.mu, sigma=new.sigma, score=new.score, won=won[pid],
+                )
+            )
+
+
+def _award(
+    s: Session, table_id: str, number: int, rows: list[SeatResult], guests: list[str], at: datetime
+) -> None:
+    have: dict[str, set[str]] = {g: set() for g in guests}
+    for pid, aid in s.execute(
+        select(PlayerAchievementRow.player_id, PlayerAchievementRow.achievement).where(
+            PlayerAchievementRow.player_id.in_(guests)
+        )
+    ):
+        have[pid].add(aid)
+    totals = {
+        pid: ach.Totals(int(d or 0), int(h or 0), int(w or 0))
+        for pid, d, h, w in s.execute(
+            select(
+                ResultRow.player_id, func.sum(ResultRow.dominoes), func.sum(ResultRow.hands_played),
+                func.sum(case((and_(ResultRow.won, ~ResultRow.left_for_good), 1), else_=0)),
+            )
+            .where(ResultRow.player_id.in_(guests))
+            .group_by(ResultRow.player_id)
+        )
+    }
+    for r in rows:
+        if r.player is None:
+            continue
+        for a in ach.earned(r, rows, totals.get(r.player, ach.Totals()), frozenset(have[r.player])):
+            s.add(PlayerAchievementRow(player_id=r.player, achievement=a.id, table_id=table_id, match_number=number, at=at))
+
+
+def _levels(s: Session, rows: list[SeatResult], at: datetime) -> dict[int, tuple[int, int, int]]:
+    """Each guest's experience after the match: seat → (level before, level after, xp gained)."""
+    out = {}
+    for r in rows:
+        if r.player is None:
+            continue
+        row = s.get(PlayerLevelRow, r.player)
+        if row is None:
+            row = PlayerLevelRow(player_id=r.player, xp=0, level=0, updated_at=at)
+            s.add(row)
+        gained = xp_of(r)
+        before = row.level
+        row.xp += gained
+        row.level = level_of(row.xp).number
+        row.updated_at = at
+        out[r.seat] = (before, row.level, gained)
+    return out
+
+
+def backfill(conn: Connection) -> None:
+    """The results of every match finished before results were written (migration 0003),
+    in the order they ended, so that ratings and experience add up as they would have."""
+    with Session(bind=conn) as s:
+        finished = s.scalars(
+            select(TableMatch).where(TableMatch.status == "finished").order_by(TableMatch.updated_at, TableMatch.table_id)
+        ).all()
+        logs: dict[str, list[dict[str, Any]]] = {}
+        for m in finished:
+            if not isinstance(m.record, dict) or not isinstance(m.record.get("result"), dict):
+                continue
+            if m.table_id not in logs:
+                logs[m.table_id] = list(
+                    s.scalars(select(MatchEvent.data).where(MatchEvent.match_id == m.table_id).order_by(MatchEvent.seq))
+                )
+            write_results(s, m.table_id, m.number, m.record, m.updated_at, _until_match(logs[m.table_id], m.number))
+        s.flush()
+
+
+def _until_match(entries: list[dict[str, Any]], number: int) -> list[dict[str, Any]]:
+    """The log entries up to the end of match ``number`` (each ``rematch`` begins the next)."""
+    seen = 0
+    for i, e in enumerate(entries):
+        if e.get("op") == "rematch":
+            seen += 1
+            if seen == number:
+                return entries[:i]
+    return entries
+
+
+# ------------------------------------------------------------------ honours
+
+
+def honours(store: Store, table_id: str, number: int) -> list[dict[str, Any]]:
+    """What match ``number`` of the table gave its guests: per seat that rose a level or
+    earned an achievement, ``{"seat", "level_up", "achievements"}`` (the ``honours`` frame)."""
+    with store.sessions() as s:
+        rows = s.scalars(
+            select(ResultRow).where(
+                ResultRow.table_id == table_id, ResultRow.match_number == number, ResultRow.player_id.is_not(None)
+            ).order_by(ResultRow.seat)
+        ).all()
+        got: dict[str, list[str]] = {}
+        for pid, aid in s.execute(
+            select(PlayerAchievementRow.player_id, PlayerAchievementRow.achievement).where(
+                PlayerAchievementRow.table_id == table_id, PlayerAchievementRow.match_number == number
+            )
+        ):
+            got.setdefault(pid, []).append(aid)
+    out = []
+    for r in rows:
+        ids = sorted(got.get(r.player_id or "", []), key=_catalogue_order)
+        up = r.level_after is not None and r.level_before is not None and r.level_after > r.level_before
+        if not up and not ids:
+            continue
+        level = LEVELS[r.level_after] if up and r.level_after is not None else None
+        out.append({
+            "seat": r.seat,
+            "level_up": None if level is None else {"number": level.number, "name": level.name, "name_en": level.name_en},
+            "achievements": [{"id": i, "name": ach.BY_ID[i].name, "name_en": ach.BY_ID[i].name_en} for i in ids],
+        })
+    return out
+
+
+def _catalogue_order(aid: str) -> int:
+    return [a.id for a in ach.CATALOGUE].index(aid) if aid in ach.BY_ID else len(ach.CATALOGUE)
+
+
+# ------------------------------------------------------------------ reading
+
+
+def _score(value: float) -> float:
+    return round(value, 1)
+
+
+def _level_brief(xp: int | None) -> dict[str, Any]:
+    level = level_of(xp or 0)
+    return {"number": level.number, "name": level.name}
+
+
+def leaderboard(store: Store, board: str, period: str, me: str | None, now: datetime) -> dict[str, Any]:
+    """The top guests of ``board`` for ``period`` (``GET /api/leaderboard``): ranked by
+    their rating's μ − 3σ, those with at least :data:`PROVISIONAL_MATCHES` rated
+    matches and (but for ``all``) one in the period; ``matches`` and ``won`` count
+    the period's. ``me``: the caller's player id, whose row comes apart."""
+    span = PERIODS[period]
+    with store.sessions() as s:
+        ranked = _ranked(board, None if span is None else now - span)
+        top = s.execute(
+            select(ranked.c.player_id, ranked.c.score, ranked.c.matches, ranked.c.won, Player.nickname, PlayerLevelRow.xp)
+            .join(Player, Player.id == ranked.c.player_id)
+            .outerjoin(PlayerLevelRow, PlayerLevelRow.player_id == ranked.c.player_id)
+            .order_by(ranked.c.score.desc(), ranked.c.player_id)
+            .limit(TOP)
+        ).all()
+        rows = [
+            {"rank": i + 1, "player": pid, "nickname": nick, "level": _level_brief(xp), "score": _score(score),
+             "matches": int(m), "won": int(w)}
+            for i, (pid, score, m, w, nick, xp) in enumerate(top)
+        ]
+        mine = None if me is None else _my_row(s, ranked, board, span, now, me)
+    return {"board": board, "period": period, "min_matches": PROVISIONAL_MATCHES, "rows": rows, "me": mine}
+
+
+def _ranked(board: str, since: datetime | None) -> Any:
+    """The ranked guests as a subquery: ``player_id, score, matches, won``."""
+    enough = and_(RatingRow.board == board, RatingRow.matches >= PROVISIONAL_MATCHES)
+    if since is None:
+        return select(RatingRow.player_id, RatingRow.score, RatingRow.matches, RatingRow.won).where(enough).subquery()
+    played = (
+        select(
+            RatingHistoryRow.player_id,
+            func.count().label("matches"),
+            func.sum(case((RatingHistoryRow.won, 1), else_=0)).label("won"),
+        )
+        .where(RatingHistoryRow.board == board, RatingHistoryRow.at >= since)
+        .group_by(RatingHistoryRow.player_id)
+        .subquery()
+    )
+    return (
+        select(RatingRow.player_id, RatingRow.score, played.c.matches, played.c.won)
+        .join(played, played.c.player_id == RatingRow.player_id)
+        .where(enough)
+        .subquery()
+    )
+
+
+def _my_row(
+    s: Session, ranked: Any, board: str, span: timedelta | None, now: datetime, me: str
+) -> dict[str, Any] | None:
+    player = s.get(Player, me)
+    if player is None:
+        return None
+    level = s.get(PlayerLevelRow, me)
+    rating = s.get(RatingRow, (me, board))
+    total = rating.matches if rating is not None else 0
+    score = rating.score if rating is not None else NEW_RATING.score
+    placed = s.execute(select(ranked.c.matches, ranked.c.won).where(ranked.c.player_id == me)).first()
+    rank = None
+    if placed is not None:
+        ahead = s.scalar(
+            select(func.count()).select_from(ranked).where(
+                or_(ranked.c.score > score, and_(ranked.c.score == score, ranked.c.player_id < me))
+            )
+        )
+        rank = int(ahead or 0) + 1
+    if span is None or placed is not None:
+        matches, won = (total, rating.won if rating is not None else 0) if placed is None else placed
+    else:
+        matches, won = s.execute(
+            select(func.count(), func.sum(case((RatingHistoryRow.won, 1), else_=0))).where(
+                RatingHistoryRow.player_id == me, RatingHistoryRow.board == board, RatingHistoryRow.at >= now - span
+            )
+        ).one()
+    return {
+        "rank": rank, "player": me, "nickname": player.nickname, "level": _level_brief(level.xp if level else 0),
+        "score": _score(score), "matches": int(matches or 0), "won": int(won or 0),
+        "matches_needed": max(0, PROVISIONAL_MATCHES - total),
+    }
+
+
+def profile(store: Store, player_id: str) -> dict[str, Any] | None:
+    """A guest's page (``GET /api/players/{id}``), ``None`` for an unknown player."""
+    with store.sessions() as s:
+        player = s.get(Player, player_id)
+        if player is None:
+            return None
+        level_row = s.get(PlayerLevelRow, player_id)
+        return {
+            "player": player_id,
+            "nickname": player.nickname,
+            "level": _level_full(level_row.xp if level_row else 0),
+            "ratings": {board: _rating_of(s, player_id, board) for board in ("neighbours", "friends")},
+            "stats": _stats(s, player_id),
+            "achievements": _achievements(s, player_id),
+            "recent": _recent(s, player_id),
+        }
+
+
+def _level_full(xp: int) -> dict[str, Any]:
+    level = level_of(xp)
+    return {"number": level.number, "name": level.name, "name_en": level.name_en, "xp": xp,
+            "level_xp": level_xp(level.number), "next_xp": next_xp(level)}
+
+
+def _rating_of(s: Session, player_id: str, board: str) -> dict[str, Any]:
+    row = s.get(RatingRow, (player_id, board))
+    rating = NEW_RATING if row is None else Rating(row.mu, row.sigma, row.matches, row.won)
+    history = s.execute(
+        select(RatingHistoryRow.at, RatingHistoryRow.score)
+        .where(RatingHistoryRow.player_id == player_id, RatingHistoryRow.board == board)
+        .order_by(RatingHistoryRow.at.desc(), RatingHistoryRow.id.desc())
+        .limit(HISTORY)
+    ).all()
+    return {
+        "score": _score(rating.score), "provisional": rating.provisional, "matches": rating.matches,
+        "history": [{"at": iso_utc(at), "score": _score(score)} for at, score in reversed(history)],
+    }
+
+
+def _stats(s: Session, player_id: str) -> dict[str, Any]:
+    mine = ResultRow.player_id == player_id
+    matches, won, hands, hands_won, capicuas, pollonas, viajeras = s.execute(
+        select(
+            func.count(),
+            func.sum(case((and_(ResultRow.won, ~ResultRow.left_for_good), 1), else_=0)),
+            func.sum(ResultRow.hands_played),
+            func.sum(ResultRow.hands_won),
+            func.sum(ResultRow.capicuas),
+            func.sum(case((ResultRow.pollona, 1), else_=0)),
+            func.sum(case((ResultRow.viajera, 1), else_=0)),
+        ).where(mine)
+    ).one()
+    favourite = s.scalar(
+        select(ResultRow.preset).where(mine).group_by(ResultRow.preset)
+        .order_by(func.count().desc(), ResultRow.preset).limit(1)
+    )
+    return {
+        "matches": int(matches or 0), "won": int(won or 0), "hands": int(hands or 0),
+        "hands_won": int(hands_won or 0), "capicuas": int(capicuas or 0), "pollonas": int(pollonas or 0),
+        "viajeras": int(viajeras or 0), "favourite_preset": favourite,
+    }
+
+
+def _achievements(s: Session, player_id: str) -> list[dict[str, Any]]:
+    rows = s.execute(
+        select(PlayerAchievementRow.achievement, PlayerAchievementRow.at)
+        .where(PlayerAchievementRow.player_id == player_id)
+        .order_by(PlayerAchievementRow.at, PlayerAchievementRow.achievement)
+    ).all()
+    out = []
+    for aid, at in rows:
+        a = ach.BY_ID.get(aid)
+        if a is not None:
+            out.append({"id": a.id, "name": a.name, "name_en": a.name_en, "description": a.description,
+                        "description_en": a.description_en, "at": iso_utc(at)})
+    return out
+
+
+def _recent(s: Session, player_id: str) -> list[dict[str, Any]]:
+    mine = s.scalars(
+        select(ResultRow).where(ResultRow.player_id == player_id)
+        .order_by(ResultRow.finished_at.desc(), ResultRow.id.desc()).limit(RECENT)
+    ).all()
+    tables = sorted({r.table_id for r in mine})
+    others: dict[tuple[str, int], list[ResultRow]] = {}
+    for r in s.scalars(select(ResultRow).where(ResultRow.table_id.in_(tables)).order_by(ResultRow.seat)):
+        others.setdefault((r.table_id, r.match_number), []).append(r)
+    names = {
+        (r.match_id, r.seat): r.name for r in s.scalars(select(SeatRow).where(SeatRow.match_id.in_(tables)))
+    }
+    out = []
+    for r in mine:
+        seats = others.get((r.table_id, r.match_number), [r])
+        teams = max(x.team for x in seats) + 1
+        scores = [0] * teams
+        for x in seats:
+            scores[x.team] = x.points
+        out.append({
+            "table": r.table_id, "match": r.match_number, "preset": r.preset, "finished_at": iso_utc(r.finished_at),
+            "seat": r.seat, "team": r.team,
+            "partners": [names.get((r.table_id, x.seat), "") for x in seats if x.team == r.team and x.seat != r.seat],
+            "rivals": [names.get((r.table_id, x.seat), "") for x in seats if x.team != r.team],
+            "scores": scores, "won": r.won and not r.left_for_good,
+            "replay": f"/replay/{r.table_id}/{r.match_number}",
+        })
+    return out
