@@ -48,7 +48,7 @@ class RefusingExecutor(Executor):
 
 
 def test_levels_that_never_search_decide_on_the_loop_and_the_others_in_the_pool() -> None:
-    from capicua.server.inproc import PoolBots
+    from capicua.server.botpool import PoolBots
 
     match = Match(make_rules("cubano"), seed="quick")
     match.start_hand()

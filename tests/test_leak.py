@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 
 from capicua.server import protocol
+from capicua.server.botpool import PoolBots
 from capicua.server.core import CoreConfig, FromConn, Join
-from capicua.server.inproc import LocalBus, LoopClock, MemoryLog, PoolBots
+from capicua.server.inproc import LocalBus, LoopClock, MemoryLog
 from capicua.server.shell import TableShell
 from capicua.server.tables import Tables
 

@@ -61,8 +61,9 @@ def test_players_tokens_and_the_fenced_log(database_url: str) -> None:
 
 def test_a_table_loaded_from_the_store_is_the_same_table(database_url: str, bot_pool: Any) -> None:
     from capicua.server import protocol
+    from capicua.server.botpool import PoolBots
     from capicua.server.core import FromConn, Join
-    from capicua.server.inproc import LocalBus, LoopClock, PoolBots, StoreLog
+    from capicua.server.inproc import LocalBus, LoopClock, StoreLog
     from capicua.server.tables import Tables
 
     async def main() -> None:

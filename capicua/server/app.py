@@ -30,10 +30,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from capicua.server.api import Api
+from capicua.server.botpool import PoolBots
 from capicua.server.core import CoreConfig
 from capicua.server.httpedge import uvicorn_config
 from capicua.server.identity import Guests
-from capicua.server.inproc import LocalBus, LoopClock, PoolBots, StoreLog
+from capicua.server.inproc import LocalBus, LoopClock, StoreLog
 from capicua.server.phrases import catalogue as phrase_catalogue
 from capicua.server.sockets import SocketLimits, Sockets
 from capicua.server.tables import Tables

@@ -96,5 +96,9 @@ class Clock(Protocol):
 
 
 class BotPool(Protocol):
-    async def decide(self, level: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
-        """The bot's action (JSON); ``{}`` when the bot failed or took too long."""
+    def ask(
+        self, level: str, view: dict[str, Any], seed: int, answer: Callable[[dict[str, Any]], None],
+    ) -> TimerHandle:
+        """Ask a bot for its action in ``view``; ``answer`` gets the action (JSON) on the
+        loop later, or ``{}`` when the bot failed or took too long. Cancelling the
+        handle means no answer."""

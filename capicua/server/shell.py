@@ -87,7 +87,7 @@ class TableShell:
         self.idle_since: int | None = clock.now_ms()
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, TimerHandle] = {}
-        self._bot_tasks: set[asyncio.Task[None]] = set()
+        self._bot_tasks: set[TimerHandle] = set()  # bots asked, not answered yet
         self._subs: dict[int, tuple[str | None, Subscription | None, Callable[[str], None]]] = {}
 
     # ------------------------------------------------------------- running
@@ -200,12 +200,9 @@ class TableShell:
             self.bus.publish(self.id, audience, dumps(frame))
 
     def _run_effects(self, out: Outcome) -> None:
-        loop = asyncio.get_running_loop()
         for eff in out.effects:
             if isinstance(eff, AskBot):
-                task = loop.create_task(self._ask(eff))
-                self._bot_tasks.add(task)
-                task.add_done_callback(self._bot_tasks.discard)
+                self._ask(eff)
             elif isinstance(eff, StartTimer):
                 old = self._timers.pop(eff.key, None)
                 if old is not None:
@@ -221,9 +218,16 @@ class TableShell:
         self._timers.pop(key, None)
         self.post(TimerFired(key))
 
-    async def _ask(self, eff: AskBot) -> None:
-        action = await self.bots.decide(eff.level, eff.view, eff.seed)
-        self.post(BotAnswer(eff.key, action))
+    def _ask(self, eff: AskBot) -> None:
+        handle: TimerHandle | None = None
+
+        def answer(action: dict[str, Any], key: str = eff.key) -> None:
+            if handle is not None:
+                self._bot_tasks.discard(handle)
+            self.post(BotAnswer(key, action))
+
+        handle = self.bots.ask(eff.level, eff.view, eff.seed, answer)
+        self._bot_tasks.add(handle)
 
     async def _fail(self, code: Code, message: str) -> None:
         self._broadcast_direct(protocol.error_frame(code, message, self.core.seq))
