@@ -51,7 +51,7 @@ def default_executor() -> Executor:
     """The bots' process pool. ``forkserver`` workers: no fork of a threaded server."""
     ctx = multiprocessing.get_context("forkserver")
     with contextlib.suppress(Exception):
-        ctx.set_forkserver_preload(["capicua.bots", "capicua.server.inproc"])
+        ctx.set_forkserver_preload(["capicua.bots", "capicua.server.botpool"])
     # Each worker loads the bots' JIT kernel from numba's cache once, at start,
     # instead of making the first searching bot's move wait ~1.6 s for it.
     return ProcessPoolExecutor(

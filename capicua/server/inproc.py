@@ -8,9 +8,6 @@
   threads of their own.
 - :class:`LocalBus`: frames to the sockets of this process.
 - :class:`LoopClock`: ``time.time`` and the event loop's timers.
-- :class:`PoolBots`: bots' decisions in a process pool (the levels that never
-  search, on the loop itself), with a thinking delay and a deadline after which
-  the table plays on without the bot.
 """
 
 from __future__ import annotations
@@ -20,13 +17,12 @@ import contextlib
 import json
 import logging
 import queue
-import random
 import threading
 import time
 import zlib
 from collections import defaultdict
 from collections.abc import Callable
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -305,57 +301,3 @@ class LoopClock:
         delay = max(0.0, (at_ms - self.now_ms()) / 1000)
         return _Handle(asyncio.get_running_loop().call_later(delay, callback))
 
-
-def bot_decide(level: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
-    """A bot's decision (in a worker process, or on the loop for a quick level)."""
-    from capicua.bots import decide
-
-    return decide(level, view, seed)
-
-
-class PoolBots:
-    """:class:`~capicua.server.ports.BotPool`: bots think in ``executor`` (a process
-    pool), never on the event loop -- except the levels in ``quick`` (by default
-    :data:`capicua.bots.QUICK_LEVELS`, which never search): their decision costs
-    less than a millisecond, far less than pickling the view to a worker and the
-    pool's feeder and result threads contending for the interpreter with the
-    loop, so they decide on the loop. A move takes at least a random delay in
-    ``delay`` (seconds: neighbours are not instant) and at most ``deadline``
-    seconds, after which the answer is ``{}`` and the table plays on."""
-
-    def __init__(
-        self, executor: Executor | None, delay: tuple[float, float] = (0.6, 1.5), deadline: float = 10.0,
-        quick: frozenset[str] | None = None,
-    ) -> None:
-        from capicua.bots import QUICK_LEVELS
-
-        self.executor = executor
-        self.delay = delay
-        self.deadline = deadline
-        self.quick = QUICK_LEVELS if quick is None else quick
-        self._rng = random.Random()
-
-    async def decide(self, level: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
-        lo, hi = self.delay
-        pause = self._rng.uniform(lo, hi) if hi > 0 else 0.0
-        if level in self.quick:
-            if pause:
-                await asyncio.sleep(pause)
-            try:
-                return bot_decide(level, view, seed)
-            except Exception as exc:  # a bot's bug must not stall the table
-                log.warning("a %s bot gave no move (%s); the table plays on", level, type(exc).__name__)
-                return {}
-        fut: asyncio.Future[dict[str, Any]] | None = None
-        try:  # a broken pool refuses work at submit time already
-            fut = asyncio.get_running_loop().run_in_executor(self.executor, bot_decide, level, view, seed)
-            if pause:
-                await asyncio.sleep(pause)
-            return dict(await asyncio.wait_for(fut, self.deadline))
-        except asyncio.CancelledError:
-            if fut is not None:
-                fut.cancel()
-            raise
-        except Exception as exc:  # a broken pool, a bot's bug, a deadline: the table must not stall
-            log.warning("a %s bot gave no move (%s); the table plays on", level, type(exc).__name__)
-            return {}
