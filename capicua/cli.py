@@ -1,4 +1,4 @@
-"""Command line: ``capicua serve | sim | replay | verify | bench | tournament | fit-playmodel``."""
+"""Command line: ``capicua serve | sim | replay | verify | analyse | bench | tournament | fit-playmodel``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,16 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from .engine import Match, RecordError, RulesError, make_rules, parse_action, replay, replay_summary
+from .engine import (
+    Match,
+    RecordError,
+    RulesError,
+    make_rules,
+    parse_action,
+    replay,
+    replay_summary,
+    rules_from_json,
+)
 
 
 def _sim_parser(sub: Any) -> None:
@@ -271,6 +280,56 @@ def _read_record(path: str, index: int) -> Any:
     return records[index]
 
 
+def _analyse_parser(sub: Any) -> None:
+    p = sub.add_parser("analyse", help="the experto's analysis of a hand of a match record (docs/analysis.md)")
+    p.add_argument("--record", default=None, metavar="FILE", help="a match record (JSON, or JSON lines)")
+    p.add_argument("--match", type=int, default=0, help="which record of a JSON-lines file (0 by default)")
+    p.add_argument("--hand", type=int, default=1, help="the hand number (1 by default)")
+    p.add_argument("--seats", default=None, metavar="SEAT,SEAT", help="the seats to analyse (default: every seat)")
+    p.add_argument("--table", default="", help="the table id the seeds are drawn from (as the server does)")
+    p.add_argument("--match-number", type=int, default=1, help="the table's match number, for the seeds")
+    p.add_argument("--budget-ms", type=float, default=None, help="the experto's budget per decision (its default)")
+    p.add_argument("--bench", action="store_true", help="CPU per hand over --hands fresh cubano hands, "
+                   "against the experto deciding the same positions")
+    p.add_argument("--hands", type=int, default=20, help="hands the benchmark analyses (20)")
+    p.add_argument("--seed", default="bench", help="the benchmark's deals")
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
+    """``capicua analyse``: the analysis JSON on stdout, the timing on stderr."""
+    import time
+
+    from .analysis import analyse_hand, bench
+
+    if args.bench:
+        print(json.dumps(bench(args.hands, args.seed, args.budget_ms), indent=1))
+        return 0
+    try:
+        if args.record is None:
+            raise ValueError("give --record FILE (and --hand N), or --bench")
+        record = _read_record(args.record, args.match)
+        if args.seats:
+            seats = [int(x) for x in args.seats.split(",")]
+        else:
+            seats = list(range(rules_from_json(record.get("rules") if isinstance(record, dict) else None).players))
+        cpu, wall = time.process_time(), time.perf_counter()
+        result = analyse_hand(record, args.hand, seats, args.table, args.match_number, args.budget_ms)
+    except RecordError as exc:
+        print(json.dumps({"ok": False, "code": "bad_record", "hand": exc.hand, "field": exc.field, "error": str(exc)}))
+        return 1
+    except RulesError as exc:
+        print(json.dumps({"ok": False, "code": "bad_record", "error": f"bad rules: {exc}"}))
+        return 1
+    except (ValueError, OSError) as exc:
+        print(json.dumps({"ok": False, "code": "malformed", "error": str(exc)}))
+        return 2
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    print(json.dumps(result, indent=1))
+    n = sum(len(r["decisions"]) for r in result)
+    print(f"hand {args.hand}: {n} decisions, {cpu:.2f} s CPU, {wall:.2f} s wall", file=sys.stderr)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Subcommands owned by other modules take their own arguments.
@@ -315,6 +374,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     vp.add_argument("--shown", default="", metavar="SEAT,SEAT", help="seats that showed five doubles, in order")
     vp.add_argument("--record", default=None, metavar="FILE", help="verify hand --hand of this match record")
     vp.add_argument("--match", type=int, default=0, help="which record of a JSON-lines file (0 by default)")
+    _analyse_parser(sub)
     sub.add_parser("bench", help="playout throughput benchmark")
     sub.add_parser("bench-server", help="the server under a ramp of tables played at a human pace")
     sub.add_parser("tournament", help="duplicate-deal bot tournament")
@@ -333,6 +393,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_replay(args.file)
     if args.command == "verify":
         return cmd_verify(args)
+    if args.command == "analyse":
+        return cmd_analyse(args)
     return 2
 
 

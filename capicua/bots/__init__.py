@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from .medio import decide_medio
-from .search import DIFICIL, EXPERTO, Config, cheat_decide, search_decide, warmup
+from .search import DIFICIL, EXPERTO, Config, cheat_decide, search_decide, search_evaluate, warmup
 
 LEVELS = ("random", "botagorda", "medio", "dificil", "experto")
 CHEATING_LEVELS = ("tramposo",)
@@ -119,6 +119,22 @@ def decide(
     raise ValueError(f"unknown bot level {level!r}; levels: {', '.join(LEVELS)}")
 
 
+def evaluate(
+    level: str, view: dict[str, Any], seed: int, budget_ms: float | None = None
+) -> list[tuple[dict[str, Any], float]]:
+    """A search level's value of every distinct legal move in ``view``: pairs of
+    the action (JSON) and the mean point margin of the seat's team from here to
+    the end of the hand (:func:`capicua.bots.search.search_evaluate`). The move
+    :func:`decide` plays with the same arguments is the first of highest value.
+    Pure like :func:`decide`; the experto's analysis (capicua.analysis) uses it."""
+    if level not in _SEARCH_CONFIGS:
+        raise ValueError(f"level {level!r} does not search; only {', '.join(_SEARCH_CONFIGS)} do")
+    cfg = _SEARCH_CONFIGS[level]
+    if budget_ms is not None:
+        cfg = replace(cfg, budget_ms=float(budget_ms))
+    return search_evaluate(view, random.Random(seed), cfg)
+
+
 def decide_cheating(match: Any, seat: int, seed: int, budget_ms: float | None = None) -> dict[str, Any]:
     """``tramposo``: sees every hand of ``match`` and searches with perfect information."""
     if match.turn != seat:
@@ -126,4 +142,4 @@ def decide_cheating(match: Any, seat: int, seed: int, budget_ms: float | None = 
     return cheat_decide(match, seat, random.Random(seed), 200.0 if budget_ms is None else float(budget_ms))
 
 
-__all__ = ["search_options", "warmup", "CHEATING_LEVELS", "LEVELS", "QUICK_LEVELS", "decide", "decide_cheating", "decide_botagorda", "decide_random"]
+__all__ = ["evaluate", "search_options", "warmup", "CHEATING_LEVELS", "LEVELS", "QUICK_LEVELS", "decide", "decide_cheating", "decide_botagorda", "decide_random"]

@@ -97,17 +97,42 @@ def _dedupe(st: Static, view: dict[str, Any]) -> list[dict[str, Any]]:
     two ends that show the same number and kind)."""
     out = []
     seen: set[tuple[int, int, bool]] = set()
-    ends = view.get("ends") or []
     for a in view["legal"]:
-        m = (st.index(a["tile"]), -1) if a.get("end") is None else None
-        if m is None:
-            sim_end = next(e for e in ends if e["end"] == a["end"])
-            key = (st.index(a["tile"]), int(sim_end["value"]), bool(sim_end["double"]))
+        key = _move_key(st, view, a)
+        if key is not None:
             if key in seen:
                 continue
             seen.add(key)
         out.append(a)
     return out
+
+
+def _move_key(st: Static, view: dict[str, Any], a: dict[str, Any]) -> tuple[int, int, bool] | None:
+    """What makes two plays of a tile the same move: the number and kind of the end
+    it covers (None for the opening play, which has no end)."""
+    if a.get("end") is None:
+        return None
+    end = next(e for e in view.get("ends") or [] if e["end"] == a["end"])
+    return (st.index(a["tile"]), int(end["value"]), bool(end["double"]))
+
+
+def distinct_moves(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The legal plays of ``view`` that differ (as the search sees them): the moves
+    :func:`search_evaluate` values, in legal order."""
+    return [dict(a) for a in _dedupe(static_of(view["rules"]), view)]
+
+
+def same_move(view: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
+    """The move of :func:`distinct_moves` that ``action`` (one of the legal plays) equals."""
+    st = static_of(view["rules"])
+    key = _move_key(st, view, action)
+    tile = sorted(action["tile"])
+    for a in _dedupe(st, view):
+        if key is None and a.get("end") is None and sorted(a["tile"]) == tile:
+            return dict(a)  # the opening tile, laid either way round
+        if key is not None and _move_key(st, view, a) == key:
+            return dict(a)
+    raise ValueError(f"{action!r} is not a legal play of this view")
 
 
 def _tiles_left(view: dict[str, Any]) -> int:
@@ -155,34 +180,57 @@ def search_decide(view: dict[str, Any], rng: random.Random, cfg: Config) -> dict
         raise ValueError("the seat has no choice to make in this view")
     if "redeal" in legal[0]:
         return {"redeal": True}
+    cands, scores, _ = _root_scores(view, rng, cfg)
+    best = max(range(len(cands)), key=lambda i: scores[i])
+    return dict(cands[best])
+
+
+def search_evaluate(view: dict[str, Any], rng: random.Random, cfg: Config) -> list[tuple[dict[str, Any], float]]:
+    """Every distinct legal move of ``view`` (a move equal to an earlier one --
+    the same tile on two ends showing the same number -- is left out) with its
+    value: the mean, over the deals the search drew, of the seat's team's point
+    margin from here to the end of the hand (its points, in play and at the end,
+    minus the rivals'). The same search as :func:`search_decide`, which plays the
+    first move of highest value. A single distinct move is not searched: its
+    value is 0.0."""
+    legal = view.get("legal") or []
+    if not legal or "redeal" in legal[0]:
+        raise ValueError("the seat has no move to evaluate in this view")
+    cands, scores, deals = _root_scores(view, rng, cfg)
+    return [(dict(a), v / deals) for a, v in zip(cands, scores, strict=True)]
+
+
+def _root_scores(
+    view: dict[str, Any], rng: random.Random, cfg: Config
+) -> tuple[list[dict[str, Any]], list[float], int]:
+    """The distinct legal moves, their summed values and how many deals were summed."""
     st = static_of(view["rules"])
     cands_json = _dedupe(st, view)
     if len(cands_json) == 1:
-        return dict(cands_json[0])
+        return cands_json, [0.0], 1
     kn = Knowledge(view)
     base = kn.base
-    cands = [(a, move_of_json(st, base, a)) for a in cands_json]
-    me = kn.me
-    team = st.team_of[me]
+    moves = [move_of_json(st, base, a) for a in cands_json]
+    team = st.team_of[kn.me]
     left = _tiles_left(view)
     exact = cfg.endgame_tiles > 0 and left <= cfg.endgame_tiles and st.line and not st.drawing
     if exact:
         samples = _samples(kn, rng, cfg.endgame_samples, cfg)
-        scores = [0.0] * len(cands)
+        scores = [0.0] * len(moves)
         nodes = [0]
         cap = cfg.budget_ms * NODES_PER_MS
+        done = 0
         for done, hands in enumerate(samples, 1):
-            vals = solve_root(kn.to_sim(hands), [m for _, m in cands], team, nodes, cfg.win_bonus)
+            vals = solve_root(kn.to_sim(hands), moves, team, nodes, cfg.win_bonus)
             for i, v in enumerate(vals):
                 scores[i] += v
             if nodes[0] > cap and done >= 8:
                 break  # the budget is spent: decide on the deals solved so far
-    elif _use_kernel(st):
-        scores = _kernel_scores(kn, rng, cfg, [m for _, m in cands], left, view)
-    else:
-        scores = _python_scores(kn, rng, cfg, [m for _, m in cands], left, team)
-    best = max(range(len(cands)), key=lambda i: scores[i])
-    return dict(cands[best][0])
+        return cands_json, scores, max(1, done)
+    if _use_kernel(st):
+        return cands_json, _kernel_scores(kn, rng, cfg, moves, left, view), 1
+    scores, n_samples = _python_scores(kn, rng, cfg, moves, left, team)
+    return cands_json, scores, n_samples
 
 
 def _sample_cost_us(cfg: Config) -> float:
@@ -268,7 +316,8 @@ def _kernel_scores(
 
 def _python_scores(
     kn: Knowledge, rng: random.Random, cfg: Config, moves: list[tuple[int, int]], left: int, team: int
-) -> list[float]:
+) -> tuple[list[float], int]:
+    """Summed margins of each move over the sampled deals, and how many deals."""
     per_playout = BASE_US + PER_TILE_US * left
     per_sample = _sample_cost_us(cfg) + len(moves) * per_playout
     n_samples = max(4, int(cfg.budget_ms * 1000.0 / per_sample))
@@ -285,7 +334,7 @@ def _python_scores(
             if cfg.win_bonus:
                 v += cfg.win_bonus * (1 if v > 0 else -1 if v < 0 else 0)
             scores[i] += v
-    return scores
+    return scores, len(samples)
 
 
 def gorda_posteriors(

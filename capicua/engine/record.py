@@ -13,6 +13,7 @@ bad action and the field.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from .errors import EngineError, RecordError, RulesError
@@ -125,27 +126,8 @@ def _replay_hand(match: Match, rec: Any, h_index: int, last: bool) -> None:
         raise RecordError("a hand is an object", hand=h_index)
     if match.phase == "match_over":
         raise RecordError("a hand recorded after the match was over", hand=h_index)
-    opener = rec.get("opener")
-    if type(opener) is not int or not 0 <= opener < match.rules.players:
-        raise RecordError(f"opener is a seat from 0 to {match.rules.players - 1}", hand=h_index, field="opener")
-    # The seat that opened instead of the drawn one was present (RULES.md §1); the
-    # replay then checks that the rules give that substitution.
-    present = frozenset({opener}) if opener != rec.get("opener_drawn", opener) else None
-    source = rec.get("deal_source", "seed")
-    try:
-        if source == "given":
-            given = rec.get("given_deal")
-            if not isinstance(given, dict):
-                raise RecordError("a hand with a given deal must record it", hand=h_index, field="given_deal")
-            given_hands: Any = given.get("hands")
-            given_sleeping: Any = given.get("sleeping")
-            match.start_hand_with_deal(given_hands, given_sleeping, rec.get("opener_given"), present)
-        elif source == "seed":
-            match.start_hand(present)
-        else:
-            raise RecordError(f"unknown deal_source {source!r}", hand=h_index, field="deal_source")
-    except EngineError as exc:
-        raise RecordError(f"the hand cannot be dealt: {exc}", hand=h_index, field="deal") from exc
+    source = _deal_recorded_hand(match, rec, h_index)
+    opener = rec["opener"]
     hand = match.hand
     assert hand is not None
     actions = rec.get("actions")
@@ -168,6 +150,59 @@ def _replay_hand(match: Match, rec: Any, h_index: int, last: bool) -> None:
     elif not isinstance(rec.get("result"), dict):
         raise RecordError("a finished hand needs its result", hand=h_index, action=len(actions), field="result")
     check_fields(rec, match.hand_record(hand), hand=h_index, action=len(actions))
+
+
+def _deal_recorded_hand(match: Match, rec: dict[str, Any], h_index: int) -> str:
+    """Start the hand ``rec`` records, as it was dealt; returns its deal source."""
+    opener = rec.get("opener")
+    if type(opener) is not int or not 0 <= opener < match.rules.players:
+        raise RecordError(f"opener is a seat from 0 to {match.rules.players - 1}", hand=h_index, field="opener")
+    # The seat that opened instead of the drawn one was present (RULES.md §1); the
+    # replay then checks that the rules give that substitution.
+    present = frozenset({opener}) if opener != rec.get("opener_drawn", opener) else None
+    source = rec.get("deal_source", "seed")
+    try:
+        if source == "given":
+            given = rec.get("given_deal")
+            if not isinstance(given, dict):
+                raise RecordError("a hand with a given deal must record it", hand=h_index, field="given_deal")
+            given_hands: Any = given.get("hands")
+            given_sleeping: Any = given.get("sleeping")
+            match.start_hand_with_deal(given_hands, given_sleeping, rec.get("opener_given"), present)
+        elif source == "seed":
+            match.start_hand(present)
+        else:
+            raise RecordError(f"unknown deal_source {source!r}", hand=h_index, field="deal_source")
+    except EngineError as exc:
+        raise RecordError(f"the hand cannot be dealt: {exc}", hand=h_index, field="deal") from exc
+    return str(source)
+
+
+def hand_positions(record: Any, hand_number: int) -> Iterator[tuple[int, Match]]:
+    """The match just before each choice of hand ``hand_number`` (from 1): pairs of
+    the index of the chosen action in the hand's ``actions`` and the match at that
+    moment (read it, do not change it: the next pair continues from it).
+
+    The whole record is re-validated by :func:`replay` first, so every position is
+    one the rules gave; automatic entries (passes, draws) are the engine's own."""
+    replay(record)
+    hands = record["hands"]
+    if not 1 <= hand_number <= len(hands):
+        raise RecordError(f"the record has no hand {hand_number}", field="hands")
+    match = Match(rules_from_json(record["rules"]), record["seed"])
+    for h_index, rec in enumerate(hands[: hand_number - 1]):
+        _replay_hand(match, rec, h_index, last=False)
+    rec = hands[hand_number - 1]
+    _deal_recorded_hand(match, rec, hand_number - 1)
+    hand = match.hand
+    assert hand is not None
+    for i, entry in enumerate(rec["actions"]):
+        if i < len(hand.actions):
+            continue  # made by the engine itself (an automatic pass or draw)
+        action = _action_from_record(entry)
+        assert action is not None  # replay() checked it
+        yield i, match
+        match.apply(entry["seat"], action)
 
 
 def _replay_actions(match: Match, actions: list[Any], h_index: int) -> None:
