@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 from sqlalchemy import func, select
-from standings_helpers import Table, find, play, seats
+from standings_helpers import Table, at, find, play, seats
 
+from capicua.standings.ratings import PROVISIONAL_MATCHES
 from capicua.store import Store, standings, tablelogs
 from capicua.store.models import (
     MatchEvent,
@@ -86,3 +87,124 @@ def test_an_append_that_fails_writes_no_results(store: Store, monkeypatch: pytes
     monkeypatch.undo()
     assert t.finish(record) == [None]
     assert len(_results(store, "t_f")) == 4
+
+
+WIN = find(lambda r: r["result"]["winner"] == 0)
+LOSS = find(lambda r: r["result"]["winner"] == 1)
+
+
+def _play_matches(store: Store, monkeypatch: pytest.MonkeyPatch, table_id: str, pid: str, results: str,
+                  day: int, levels: dict[int, str] | None = None) -> None:
+    """``results`` ("WWL…") matches at one table, one guest against neighbours, on November ``day``."""
+    monkeypatch.setattr(tablelogs, "_now", lambda: at(day))
+    t = Table(store, table_id, seats({0: pid}, levels))
+    for i, outcome in enumerate(results):
+        if i:
+            t.rematch()
+        assert t.finish(WIN if outcome == "W" else LOSS) == [None]
+
+
+def test_the_leaderboard_ranks_rated_players_by_score_with_period_filters(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    n = PROVISIONAL_MATCHES
+    ana, beto, cuca, dino = (store.create_player(name)[0] for name in ("Ana", "Beto", "Cuca", "Dino"))
+    _play_matches(store, monkeypatch, "t_ana", ana, "W" * (n - 2) + "LW", 28, {1: "experto", 3: "experto"})
+    _play_matches(store, monkeypatch, "t_beto", beto, "WL" * (n // 2), 27)
+    _play_matches(store, monkeypatch, "t_cuca", cuca, "WWW", 28)  # provisional: not ranked
+    _play_matches(store, monkeypatch, "t_dino", dino, "W" * n, 1)  # a month ago
+    now = at(29)
+    board = standings.leaderboard(store, "neighbours", "all", None, now)
+    assert board["min_matches"] == n and board["me"] is None
+    rows = board["rows"]
+    assert [r["player"] for r in rows][:1] == [ana] and {r["player"] for r in rows} == {ana, beto, dino}
+    assert [r["rank"] for r in rows] == [1, 2, 3]
+    assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
+    with store.sessions() as s:
+        stored = {r.player_id: r for r in s.scalars(select(RatingRow).where(RatingRow.board == "neighbours"))}
+    for r in rows:
+        assert r["score"] == round(stored[r["player"]].mu - 3 * stored[r["player"]].sigma, 1)
+        assert r["level"]["number"] >= 1 and isinstance(r["level"]["name"], str)
+    assert next(r for r in rows if r["player"] == ana)["won"] == n - 1
+    assert next(r for r in rows if r["player"] == beto)["matches"] == n
+    # This week: Dino played a month ago; Ana and Beto count the week's matches.
+    week = standings.leaderboard(store, "neighbours", "week", None, now)["rows"]
+    assert {r["player"] for r in week} == {ana, beto} and week[0]["player"] == ana
+    month = standings.leaderboard(store, "neighbours", "month", None, at(30))["rows"]
+    assert {r["player"] for r in month} == {ana, beto, dino}
+    # Nobody played among friends.
+    assert standings.leaderboard(store, "friends", "all", None, now)["rows"] == []
+    # My own place: ranked, provisional, or ranked but idle this week.
+    me = standings.leaderboard(store, "neighbours", "all", beto, now)["me"]
+    assert me["rank"] == next(r["rank"] for r in rows if r["player"] == beto) and me["matches_needed"] == 0
+    me = standings.leaderboard(store, "neighbours", "all", cuca, now)["me"]
+    assert me["rank"] is None and me["matches"] == 3 and me["matches_needed"] == n - 3 and me["nickname"] == "Cuca"
+    me = standings.leaderboard(store, "neighbours", "week", dino, now)["me"]
+    assert me["rank"] is None and me["matches"] == 0 and me["matches_needed"] == 0
+    me = standings.leaderboard(store, "friends", "all", ana, now)["me"]
+    assert me["rank"] is None and me["matches"] == 0 and me["matches_needed"] == n and me["score"] == 0.0
+
+
+def test_a_private_table_of_two_guests_feeds_the_friends_board_and_a_leaver_loses(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ana, beto, cuca = (store.create_player(name)[0] for name in ("Ana", "Beto", "Cuca"))
+    t = Table(store, "t_amigos", seats({0: ana, 1: beto, 2: cuca}), private=True)
+    # Beto (team 1) dropped and the grace ran out; his team won all the same.
+    t.log({"op": "presence", "seat": 1, "online": False}, {"op": "timer", "name": "grace", "seat": 1},
+          {"op": "controller", "seat": 1, "to": "stand_in"})
+    assert t.finish(LOSS) == [None]
+    rows = _results(store, "t_amigos")
+    assert [r.left_for_good for r in rows] == [False, True, False, False]
+    assert all(r.private and r.humans == 3 for r in rows)
+    with store.sessions() as s:
+        for pid in (ana, beto, cuca):
+            assert s.get(RatingRow, (pid, "friends")) is not None
+        beto_rating = s.get(RatingRow, (beto, "neighbours"))
+        assert beto_rating is not None and beto_rating.mu < 25.0 and beto_rating.won == 0
+        assert s.get(RatingRow, (ana, "neighbours")).mu < 25.0  # type: ignore[union-attr]
+    profile = standings.profile(store, beto)
+    assert profile is not None and profile["stats"]["won"] == 0 and profile["recent"][0]["won"] is False
+    assert profile["level"]["xp"] == 0
+
+
+def test_the_profile(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    ana = store.create_player("Ana")[0]
+    _play_matches(store, monkeypatch, "t_p", ana, "WLW", 20, {1: "experto", 3: "experto"})
+    got = standings.profile(store, ana)
+    assert got is not None
+    assert set(got) == {"player", "nickname", "level", "ratings", "stats", "achievements", "recent"}
+    assert got["nickname"] == "Ana" and set(got["level"]) == {"number", "name", "name_en", "xp", "level_xp", "next_xp"}
+    assert got["level"]["level_xp"] <= got["level"]["xp"] < got["level"]["next_xp"]
+    nb = got["ratings"]["neighbours"]
+    assert nb["provisional"] and nb["matches"] == 3 and len(nb["history"]) == 3 and nb["history"][-1]["score"] == nb["score"]
+    assert got["ratings"]["friends"] == {"score": 0.0, "provisional": True, "matches": 0, "history": []}
+    hands = 2 * len(WIN["hands"]) + len(LOSS["hands"])
+    assert got["stats"] | {"hands": 0} == {"matches": 3, "won": 2, "hands": 0, "hands_won": got["stats"]["hands_won"],
+                                           "capicuas": got["stats"]["capicuas"], "pollonas": got["stats"]["pollonas"],
+                                           "viajeras": got["stats"]["viajeras"], "favourite_preset": "cubano"}
+    assert got["stats"]["hands"] == hands
+    ids = [a["id"] for a in got["achievements"]]
+    assert "primera_victoria" in ids and "contra_expertos" in ids and len(ids) == len(set(ids))
+    assert all(set(a) == {"id", "name", "name_en", "description", "description_en", "at"} for a in got["achievements"])
+    recent = got["recent"]
+    assert [r["match"] for r in recent] == [3, 2, 1] and [r["won"] for r in recent] == [True, False, True]
+    first = recent[-1]
+    assert first["partners"] == ["B2"] and first["rivals"] == ["B1", "B3"] and first["seat"] == 0 and first["team"] == 0
+    assert first["scores"] == WIN["scores"] and first["replay"] == "/replay/t_p/1" and first["preset"] == "cubano"
+    assert standings.profile(store, "p_nobody") is None
+
+
+def test_honours_say_what_a_match_gave(store: Store) -> None:
+    ana = store.create_player("Ana")[0]
+    t = Table(store, "t_h", seats({0: ana}, {1: "experto", 3: "experto"}))
+    assert standings.honours(store, "t_h", 1) == []
+    t.finish(WIN)
+    got = standings.honours(store, "t_h", 1)
+    assert len(got) == 1 and got[0]["seat"] == 0
+    assert got[0]["level_up"] == {"number": 1, "name": "Pichón", "name_en": "Fledgling"}
+    assert {"id": "primera_victoria", "name": "Primera victoria", "name_en": "First win"} in got[0]["achievements"]
+    t.rematch()
+    t.finish(LOSS)  # a first win is won once
+    again = standings.honours(store, "t_h", 2)
+    assert all(a["id"] != "primera_victoria" for h in again for a in h["achievements"])

@@ -37,6 +37,8 @@ from capicua.server.identity import Guests
 from capicua.server.inproc import LocalBus, LoopClock, StoreLog
 from capicua.server.phrases import catalogue as phrase_catalogue
 from capicua.server.sockets import SocketLimits, Sockets
+from capicua.server.standings_http import leaderboard as leaderboard_api
+from capicua.server.standings_http import player as player_api
 from capicua.server.tables import Tables
 from capicua.store import Store, default_database_url
 
@@ -189,6 +191,8 @@ def create_app(
         Route("/api/phrases", phrases),
         Route("/api/verify", handler("verify")),
         Route("/api/players", handler("sign_in"), methods=["POST"]),
+        Route("/api/players/{player_id}", player_api),
+        Route("/api/leaderboard", leaderboard_api),
         Route("/api/tables", handler("create_table"), methods=["POST"]),
         Route("/api/tables/{table_id}", handler("get_table")),
         WebSocketRoute("/ws", ws_endpoint),
