@@ -341,6 +341,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .benchserver import main as bench_server_main
 
         return int(bench_server_main(argv[1:]) or 0)
+    if argv and argv[0] == "bench-store":
+        from .benchstore import main as bench_store_main
+
+        return bench_store_main(argv[1:])
     if argv and argv[0] == "bench":
         from .bench import main as bench_main
 
@@ -377,6 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _analyse_parser(sub)
     sub.add_parser("bench", help="playout throughput benchmark")
     sub.add_parser("bench-server", help="the server under a ramp of tables played at a human pace")
+    sub.add_parser("bench-store", help="the event log's appends/s and latency, by number of writer threads")
     sub.add_parser("tournament", help="duplicate-deal bot tournament")
     sub.add_parser("fit-playmodel", help="fit experto's play model to the search bots' decisions")
     args = parser.parse_args(argv)

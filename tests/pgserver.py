@@ -9,7 +9,9 @@ for one test.
 
 Standalone, to serve a cluster by hand (for ``capicua bench-store`` say)::
 
-    .venv/bin/python tests/pgserver.py     # prints the URL, stops on Enter
+    .venv/bin/python tests/pgserver.py [--durable]   # prints a database's URL, stops on Enter
+
+(``--durable``: fsync and synchronous commits on, as a production server has them.)
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ _SETTINGS = (
     "-F -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
     "-c max_connections=200 -c shared_buffers=32MB"
 )
+_DURABLE = "-c max_connections=200 -c shared_buffers=32MB"
 
 
 class PostgresMissing(RuntimeError):
@@ -55,7 +58,8 @@ def _free_port() -> int:
 class PgServer:
     """One cluster: :meth:`start`, then :meth:`create_database` per test, :meth:`stop`."""
 
-    def __init__(self) -> None:
+    def __init__(self, durable: bool = False) -> None:
+        self.durable = durable  # fsync and synchronous commits on, as a real server (benchmarks)
         self.bin = find_bin_dir()
         self.root = Path(tempfile.mkdtemp(prefix="capicua-pg-"))
         self.data = self.root / "data"
@@ -80,7 +84,8 @@ class PgServer:
             shutil.chown(self.sockets, "postgres", "postgres")
         self._run("initdb", "-D", str(self.data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8",
                   "--locale=C", "--no-sync", "--no-instructions")
-        options = f"{_SETTINGS} -p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1"
+        settings = _DURABLE if self.durable else _SETTINGS
+        options = f"{settings} -p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1"
         self._run("pg_ctl", "-D", str(self.data), "-w", "-s", "-l", str(self.root / "server.log"),
                   "-o", options, "start")
         return self
@@ -120,7 +125,9 @@ class PgServer:
 
 
 if __name__ == "__main__":
-    server = PgServer().start()
+    import sys
+
+    server = PgServer(durable="--durable" in sys.argv).start()
     try:
         print(server.create_database(), flush=True)
         input("serving; Enter stops the server\n")

@@ -10,7 +10,6 @@ import json
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,12 +34,16 @@ def has_event(f: dict[str, Any], kind: str) -> bool:
 
 def read_only(store: Store, on: bool) -> None:
     """Make every connection of the store's engine read-only (or writable again):
-    SQLite then refuses each write with "attempt to write a readonly database"."""
+    SQLite then refuses each write with "attempt to write a readonly database",
+    PostgreSQL with "cannot execute INSERT in a read-only transaction"."""
+    sqlite = store.engine.dialect.name == "sqlite"
 
     def pragma(dbapi_conn: Any, _record: Any) -> None:
         cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA query_only = ON")
+        cur.execute("PRAGMA query_only = ON" if sqlite else "SET default_transaction_read_only = on")
         cur.close()
+        if not sqlite:
+            dbapi_conn.commit()
 
     if on:
         event.listen(store.engine, "connect", pragma)
@@ -50,8 +53,10 @@ def read_only(store: Store, on: bool) -> None:
     store.engine.dispose()  # new connections from now on
 
 
-def test_a_store_that_cannot_be_written_pauses_the_table_until_it_can(live_server: Any, caplog: Any) -> None:
-    srv = live_server(bot_delay=FROZEN)
+def test_a_store_that_cannot_be_written_pauses_the_table_until_it_can(
+    live_server: Any, database_url: str, caplog: Any
+) -> None:
+    srv = live_server(database_url=database_url, bot_delay=FROZEN)
     t = srv.new_table()
     c = srv.client()
     c.hello(t["table_id"], t["token"])
@@ -82,9 +87,9 @@ def test_a_store_that_cannot_be_written_pauses_the_table_until_it_can(live_serve
     assert not any(r.exc_info for r in caplog.records), "a store failure writes no traceback"
 
 
-def test_a_stale_copy_of_a_table_stops(tmp_path: Path) -> None:
+def test_a_stale_copy_of_a_table_stops(database_url: str) -> None:
     async def main() -> None:
-        store = Store(f"sqlite:///{tmp_path / 's.sqlite3'}")
+        store = Store(database_url)
         store.migrate()
         log = StoreLog(store)
         pool = PoolBots(None, FROZEN)
