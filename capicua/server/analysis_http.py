@@ -1,0 +1,209 @@
+"""The experto's analyses at the server: computed after each hand, stored, and
+served by ``GET /api/analysis/{table_id}/{match_number}`` (docs/analysis.md).
+
+:class:`Analyst` takes the hands that ended (the table shell tells it, through
+``Tables.on_hand_end``) and analyses them one at a time: the record is read and
+replayed in a thread, each decision is searched in the bot pool as a job of its
+own (about one bot decision's time, so the neighbours' moves never queue behind
+a whole hand), and the result is written to the store. Nothing of it runs on the
+event loop, and a table never waits for it. A hand whose analysis failed is
+logged once and left out; the answer for a match then leaves it out too.
+
+Only the choices a player made themself are judged: the table log's ``by`` of
+each action tells them from a stand-in's or a time-out's. Only finished hands are
+analysed, so no tile is shown that the table has not revealed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from concurrent.futures import Executor
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from capicua import analysis
+from capicua.server.protocol import table_id_ok
+from capicua.store import Store
+from capicua.store import analyses as stored
+
+log = logging.getLogger("capicua.analysis")
+
+MAX_MATCH = 10_000  # no table plays this many matches
+Key = tuple[str, int, int]  # table, match, hand
+
+
+class AnalysisError(Exception):
+    """A request refused: its code and HTTP status."""
+
+    def __init__(self, code: str, message: str, status: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+
+
+def choices(entries: list[dict[str, Any]], match_number: int) -> dict[int, list[tuple[int, str]]]:
+    """Per hand of match ``match_number`` (from 1), the seat and the ``by`` of every
+    chosen action, in order, from the table's log (a ``rematch`` entry starts the
+    next match, a ``start_hand`` the next hand)."""
+    match, hand = 1, 0
+    out: dict[int, list[tuple[int, str]]] = {}
+    for e in entries:
+        op = e.get("op")
+        if op == "rematch":
+            match, hand = match + 1, 0
+        elif op == "start_hand":
+            hand += 1
+            if match == match_number:
+                out[hand] = []
+        elif op == "action" and match == match_number and hand in out:
+            out[hand].append((int(e["seat"]), str(e.get("by", ""))))
+    return out
+
+
+def expected(inputs: stored.MatchInputs, match_number: int) -> dict[int, tuple[list[int], list[str]]]:
+    """The finished hands of the match that have choices of a player: per hand, the
+    seats to analyse and who made each chosen action."""
+    record = inputs.record or {}
+    done = {i + 1 for i, h in enumerate(record.get("hands") or []) if h.get("result") is not None}
+    out = {}
+    for hand, chosen in choices(inputs.entries, match_number).items():
+        seats = sorted({seat for seat, by in chosen if by == analysis.HUMAN})
+        if hand in done and seats:
+            out[hand] = (seats, [by for _, by in chosen])
+    return out
+
+
+def parse_match(raw: str) -> int:
+    if not raw.isascii() or not raw.isdigit() or len(raw) > len(str(MAX_MATCH)) or not 1 <= int(raw) <= MAX_MATCH:
+        raise AnalysisError("malformed", f"a match is a number from 1 to {MAX_MATCH}", 400)
+    return int(raw)
+
+
+class Analyst:
+    """Analyses finished hands one at a time, in ``executor`` (the bot pool)."""
+
+    def __init__(self, store: Store, executor: Executor | None, budget_ms: float | None = None) -> None:
+        self.store = store
+        self.executor = executor
+        self.budget_ms = budget_ms
+        self.queued: set[Key] = set()
+        self.failed: set[Key] = set()
+        self._queue: asyncio.Queue[Key] | None = None
+        self._worker: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------ computing
+
+    def hand_ended(self, table_id: str, match_number: int, hand: int) -> None:
+        """A hand of a table with players ended (on the loop): analyse it soon."""
+        self._enqueue((table_id, match_number, hand))
+
+    def _enqueue(self, key: Key) -> None:
+        if key in self.queued or key in self.failed:
+            return
+        if self._queue is None:
+            self._queue = asyncio.Queue()
+            self._worker = asyncio.get_running_loop().create_task(self._work(), name="capicua-analyst")
+        self.queued.add(key)
+        self._queue.put_nowait(key)
+
+    async def _work(self) -> None:
+        assert self._queue is not None
+        while True:
+            key = await self._queue.get()
+            try:
+                await self._analyse(key)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # one bad hand must not stop the others
+                self.failed.add(key)
+                log.warning("the analysis of table %s match %d hand %d failed: %s: %s", *key, type(exc).__name__, exc)
+            finally:
+                self.queued.discard(key)
+
+    async def _analyse(self, key: Key) -> None:
+        table_id, match_number, hand = key
+        found = await asyncio.to_thread(self._decisions, key)
+        if found is None:
+            return  # analysed already, or nothing a player chose
+        seats, todo = found
+        loop = asyncio.get_running_loop()
+        judged = []
+        for decision in todo:
+            values = await loop.run_in_executor(self.executor, analysis.search, decision, self.budget_ms)
+            judged.append(analysis.judge(decision, values))
+        results = analysis.summarise(hand, seats, judged)
+        await asyncio.to_thread(stored.save, self.store, table_id, match_number, hand, results)
+
+    def _decisions(self, key: Key) -> tuple[list[int], list[analysis.Decision]] | None:
+        """The seats and decisions to search for ``key`` (in a thread): None when
+        they are stored already or the hand has none a player chose."""
+        table_id, match_number, hand = key
+        inputs = stored.inputs(self.store, table_id, match_number)
+        if inputs is None or inputs.record is None:
+            return None
+        todo = expected(inputs, match_number).get(hand)
+        if todo is None:
+            return None
+        seats, chosen_by = todo
+        have = {(a["hand"], a["seat"]) for a in stored.load(self.store, table_id, match_number)}
+        if all((hand, s) in have for s in seats):
+            return None
+        return seats, analysis.decisions(inputs.record, hand, seats, table_id, match_number, chosen_by)
+
+    async def close(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._worker
+
+    # ------------------------------------------------------------ answering
+
+    async def answer(self, table_id: str, match_text: str) -> tuple[int, dict[str, Any]]:
+        """``(status, body)`` for ``GET /api/analysis/{table_id}/{match_number}``."""
+        try:
+            if not table_id_ok(table_id):
+                raise AnalysisError("unknown_table", "no such table", 404)
+            match_number = parse_match(match_text)
+            hands, missing = await asyncio.to_thread(self._read, table_id, match_number)
+        except AnalysisError as exc:
+            return exc.status, {"error": {"code": exc.code, "message": str(exc)}}
+        except SQLAlchemyError:
+            return 503, {"error": {"code": "unavailable", "message": "the store cannot be read now; try again"}}
+        for hand in missing:  # not computed yet (a restart, an older match): compute it now
+            self._enqueue((table_id, match_number, hand))
+        return 200, {"status": "pending" if missing else "ready", "hands": hands}
+
+    def _read(self, table_id: str, match_number: int) -> tuple[list[dict[str, Any]], list[int]]:
+        inputs = stored.inputs(self.store, table_id, match_number)
+        if inputs is None:
+            if stored.table_known(self.store, table_id):
+                raise AnalysisError("unknown_match", f"this table has no match {match_number}", 404)
+            raise AnalysisError("unknown_table", "no such table", 404)
+        rows = stored.load(self.store, table_id, match_number)
+        have = {(r["hand"], r["seat"]) for r in rows}
+        missing = [
+            hand for hand, (seats, _) in sorted(expected(inputs, match_number).items())
+            if (table_id, match_number, hand) not in self.failed and any((hand, s) not in have for s in seats)
+        ]
+        return [r["result"] for r in rows], missing
+
+
+def endpoint(analyst: Callable[[], Analyst]) -> Callable[[Request], Any]:
+    """The Starlette endpoint; ``analyst()`` gives the running app's :class:`Analyst`."""
+
+    async def get(request: Request) -> Response:
+        status, body = await analyst().answer(
+            str(request.path_params.get("table_id", "")), str(request.path_params.get("match_number", ""))
+        )
+        return JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+
+    return get
+
+
+__all__ = ["Analyst", "AnalysisError", "choices", "endpoint", "expected"]

@@ -1,0 +1,159 @@
+"""The analyses in the store (capicua/store/analyses.py, migration 0004) and the
+server's :class:`~capicua.server.analysis_http.Analyst` on top of it, on every
+database of the ``database_url`` fixture."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import inspect
+
+from capicua import analysis
+from capicua.bots import decide
+from capicua.engine import Match, make_rules, parse_action
+from capicua.server.analysis_http import Analyst, choices, expected
+from capicua.server.tablelog import open_entry
+from capicua.store import Store, tablelogs
+from capicua.store import analyses as stored
+
+BUDGET = 10.0
+
+
+@pytest.fixture
+def store(database_url: str) -> Iterator[Store]:
+    s = Store(database_url)
+    s.migrate()
+    yield s
+    s.close()
+
+
+def played_table(store: Store, table_id: str, seed: str, hands: int = 1, stand_in_from: int = 99) -> dict[str, Any]:
+    """A table whose log holds ``hands`` hands played by botagorda, seat 0 a guest
+    (its choices ``by`` human, or stand_in from its ``stand_in_from``-th play on),
+    and whose match row holds the record: returns the record."""
+    seats = [{"seat": 0, "kind": "human", "name": "Ana"}] + [
+        {"seat": s, "kind": "bot", "name": f"B{s}", "level": "botagorda"} for s in (1, 2, 3)
+    ]
+    entry = open_entry(table_id, "cubano", {}, "ab" * 32, seats, False, None, 0, seed=seed)
+    tablelogs.create_table(store, entry, seed, 2)
+    match = Match(make_rules("cubano"), seed)
+    rng = random.Random(seed)
+    entries: list[dict[str, Any]] = []
+    mine = 0
+    for _ in range(hands):
+        match.start_hand()
+        entries.append({"op": "start_hand", "at": 0, "present": [0]})
+        while match.phase == "play":
+            seat = match.turn
+            assert seat is not None
+            action = parse_action(decide("botagorda", match.view(seat), rng.randrange(1 << 30)), 9)
+            by = "bot"
+            if seat == 0:
+                by = "human" if mine < stand_in_from else "stand_in"
+                mine += 1
+            match.apply(seat, action)
+            entries.append({"op": "action", "at": 0, "seat": seat, "action": action.to_json(), "by": by})
+    record = match.record()
+    append = tablelogs.Append(table_id, 2, entries, status="playing", scores=list(match.scores), match_number=1,
+                              record=record)
+    assert tablelogs.append_many(store, [append]) == [None]
+    return record
+
+
+def test_analyses_round_trip(store: Store) -> None:
+    record = played_table(store, "t_store1", "an-store-1")
+    results = analysis.analyse_hand(record, 1, [0, 2], table="t_store1", budget_ms=BUDGET)
+    stored.save(store, "t_store1", 1, 1, results)
+    rows = stored.load(store, "t_store1", 1)
+    assert [(r["hand"], r["seat"]) for r in rows] == [(1, 0), (1, 2)]
+    assert [r["result"] for r in rows] == results
+    assert all(r["computed_at"].endswith("+00:00") for r in rows)
+    again = [{**results[0], "precision": 12.5}]
+    stored.save(store, "t_store1", 1, 1, again)  # recomputed: replaces that seat's row only
+    rows = stored.load(store, "t_store1", 1)
+    assert [r["result"]["precision"] for r in rows] == [12.5, results[1]["precision"]]
+    assert stored.load(store, "t_store1", 2) == [] and stored.load(store, "t_nobody", 1) == []
+
+
+def test_inputs_and_what_is_expected(store: Store) -> None:
+    record = played_table(store, "t_store2", "an-store-2", hands=2, stand_in_from=6)
+    inputs = stored.inputs(store, "t_store2", 1)
+    assert inputs is not None and inputs.record == record
+    by_hand = choices(inputs.entries, 1)
+    assert sorted(by_hand) == [1, 2]
+    for hand, chosen in by_hand.items():
+        plays = [a["seat"] for a in record["hands"][hand - 1]["actions"] if "play" in a]
+        assert [seat for seat, _ in chosen] == plays
+    zero = [by for hand in (1, 2) for seat, by in by_hand[hand] if seat == 0]
+    assert zero[:6] == ["human"] * 6 and set(zero[6:]) == {"stand_in"}
+    wanted = expected(inputs, 1)
+    assert wanted[1] == ([0], [by for _, by in by_hand[1]])  # the seat with a player's own choices
+    assert stored.inputs(store, "t_store2", 2) is None
+    assert stored.table_known(store, "t_store2") and not stored.table_known(store, "t_nobody")
+
+
+def test_a_hand_in_play_is_never_expected() -> None:
+    inputs = stored.MatchInputs(
+        record={"hands": [{"result": {"kind": "domino"}}, {"result": None}]},
+        entries=[
+            {"op": "start_hand"}, {"op": "action", "seat": 0, "by": "human"},
+            {"op": "start_hand"}, {"op": "action", "seat": 0, "by": "human"},
+            {"op": "rematch"}, {"op": "start_hand"}, {"op": "action", "seat": 2, "by": "human"},
+        ],
+    )
+    assert sorted(expected(inputs, 1)) == [1]  # hand 2 is not over: its tiles are still hidden
+    assert choices(inputs.entries, 2) == {1: [(2, "human")]}
+
+
+def test_the_migration_adds_the_table_to_a_database_of_the_previous_schema(database_url: str) -> None:
+    s = Store(database_url)
+    try:
+        s.migrate("0003")
+        assert "analyses" not in inspect(s.engine).get_table_names()
+        s.migrate()
+        columns = {c["name"] for c in inspect(s.engine).get_columns("analyses")}
+        assert columns == {"table_id", "match_number", "hand", "seat", "result", "computed_at"}
+    finally:
+        s.close()
+
+
+def test_the_analyst_computes_stores_and_serves(store: Store) -> None:
+    """pending -> ready through the store, the same analysis as the pure function
+    given the log's ``by`` (the stand-in's plays are not judged)."""
+    record = played_table(store, "t_store3", "an-store-3", stand_in_from=3)
+
+    async def run() -> tuple[Any, Any, Any]:
+        analyst = Analyst(store, None, budget_ms=BUDGET)  # None: the loop's default thread pool
+        first = await analyst.answer("t_store3", "1")
+        for _ in range(600):
+            if not analyst.queued:
+                break
+            await asyncio.sleep(0.05)
+        second = await analyst.answer("t_store3", "1")
+        analyst.hand_ended("t_store3", 1, 1)  # told again: already stored, nothing recomputed
+        for _ in range(600):
+            if not analyst.queued:
+                break
+            await asyncio.sleep(0.05)
+        errors = [await analyst.answer(t, m) for t, m in (("t_nobody", "1"), ("t_store3", "2"), ("t_store3", "x"),
+                                                          ("t_store3", "0"), ("../etc", "1"))]
+        await analyst.close()
+        return first, second, errors
+
+    first, second, errors = asyncio.run(run())
+    assert first == (200, {"status": "pending", "hands": []})
+    status, body = second
+    inputs = stored.inputs(store, "t_store3", 1)
+    assert inputs is not None
+    by = [b for _, b in choices(inputs.entries, 1)[1]]
+    assert "stand_in" in by
+    want = analysis.analyse_hand(record, 1, [0], table="t_store3", match=1, budget_ms=BUDGET, chosen_by=by)
+    assert status == 200 and body == {"status": "ready", "hands": want}
+    assert want[0]["decisions"] and len(want[0]["decisions"]) < len(analysis.decisions(record, 1, [0]))
+    assert [(s, b["error"]["code"]) for s, b in errors] == [
+        (404, "unknown_table"), (404, "unknown_match"), (400, "malformed"), (400, "malformed"), (404, "unknown_table"),
+    ]
