@@ -81,8 +81,8 @@ def plays_done(c: PatientClient, n: int) -> None:
     c.settle()
 
 
-def test_stop_mid_hand_and_resume(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'capicua.sqlite3'}"
+def test_stop_mid_hand_and_resume(tmp_path: Path, database_url: str) -> None:
+    url = database_url  # SQLite and PostgreSQL
     port = free_port()
     srv = ServerProcess(tmp_path, url, port).start()
     try:
