@@ -32,9 +32,10 @@ from starlette.websockets import WebSocket
 from capicua.server.api import Api
 from capicua.server.botpool import PoolBots
 from capicua.server.core import CoreConfig
+from capicua.server.honours import StandingsLog
 from capicua.server.httpedge import uvicorn_config
 from capicua.server.identity import Guests
-from capicua.server.inproc import LocalBus, LoopClock, StoreLog
+from capicua.server.inproc import LocalBus, LoopClock
 from capicua.server.phrases import catalogue as phrase_catalogue
 from capicua.server.sockets import SocketLimits, Sockets
 from capicua.server.standings_http import leaderboard as leaderboard_api
@@ -134,7 +135,7 @@ def create_app(
         await asyncio.to_thread(store.migrate)
         own_executor = executor is None
         pool = default_executor() if executor is None else executor
-        event_log = StoreLog(store)
+        event_log = StandingsLog(store)
         guest_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="capicua-guests")
         tables = Tables(
             event_log, LocalBus(), LoopClock(), PoolBots(pool, bot_delay, bot_deadline),

@@ -319,6 +319,12 @@ def said_frame(seq: int, seat: int, phrase: str, es: str, en: str, by: str, name
     return {"type": "said", "seq": seq, "seat": seat, "phrase": phrase, "es": es, "en": en, "by": by, "name": name}
 
 
+def honours_frame(seat: int, level_up: dict[str, Any] | None, achievements: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the match just finished gave this seat's guest: a new level (``number``,
+    ``name``, ``name_en``) or ``None``, and the achievements earned (``id``, ``name``, ``name_en``)."""
+    return {"type": "honours", "seat": seat, "level_up": level_up, "achievements": achievements}
+
+
 def paused_frame(paused: bool) -> dict[str, Any]:
     """The table cannot save (``true``: nothing changes until it can) or can again."""
     return {"type": "paused", "paused": paused}

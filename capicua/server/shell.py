@@ -40,6 +40,7 @@ from capicua.server.core import (
     conn_audience,
     seat_audience,
 )
+from capicua.server.honours import HonoursSource
 from capicua.server.ports import (
     BotPool,
     Bus,
@@ -146,6 +147,7 @@ class TableShell:
             return False
         self._route(cmd)
         self._publish(out)
+        await self._announce_honours(out)
         self._run_effects(out)
         return True
 
@@ -213,6 +215,22 @@ class TableShell:
                 handle = self._timers.pop(eff.key, None)
                 if handle is not None:
                     handle.cancel()
+
+    async def _announce_honours(self, out: Outcome) -> None:
+        """Once a match's end is stored (its results with it), tell each seat what the
+        match gave its guest: an ``honours`` frame per seat that rose a level or earned
+        an achievement. A store that cannot be read now costs the announcement only."""
+        p = out.projection
+        if p is None or p.status != "finished" or p.record is None or not isinstance(self.log, HonoursSource):
+            return
+        try:
+            found = await self.log.honours(self.id, p.match_number)
+        except LogUnavailable:
+            log.warning("table %s: the honours of match %d could not be read", self.id, p.match_number)
+            return
+        for h in found:
+            frame = protocol.honours_frame(h["seat"], h["level_up"], h["achievements"])
+            self.bus.publish(self.id, seat_audience(h["seat"]), dumps(frame))
 
     def _fire(self, key: str) -> None:
         self._timers.pop(key, None)

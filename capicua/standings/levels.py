@@ -9,9 +9,9 @@ from .results import SeatResult
 
 XP_HAND = 5
 XP_HAND_WON = 5  # on top of XP_HAND
-XP_MATCH = 20
-XP_MATCH_WON = 30  # on top of XP_MATCH
-XP_PER_LEVEL = 50  # level n from 50·n² experience on
+XP_MATCH = 50  # so that a first match, even lost, makes an onlooker a fledgling
+XP_MATCH_WON = 50  # on top of XP_MATCH
+XP_PER_LEVEL = 50  # level n from 50·n²·(n+1)/2 experience on: 50, 300, 900, 2000, …
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +48,7 @@ def xp_of(row: SeatResult) -> int:
 
 def level_xp(number: int) -> int:
     """The experience at which level ``number`` begins."""
-    return XP_PER_LEVEL * number * number
+    return XP_PER_LEVEL * number * number * (number + 1) // 2
 
 
 def level_of(xp: int) -> Level:
