@@ -365,14 +365,15 @@ def test_a_bots_only_table_plays_a_whole_match(live_server: Any) -> None:
              for i, n in enumerate(("Cuca", "Pancho", "Yoli", "Chucho"))]
     shell = srv.run(srv.tables.open("cubano", {"target": 50}, seats, seed="bots-only"))
 
-    async def finished() -> None:
-        while shell.core.status != "finished":
+    store = Store(srv.database_url)
+
+    async def finished_and_stored() -> None:  # the core finishes before its last append is written
+        while shell.core.status != "finished" or store.load_match(shell.id)["status"] != "finished":
             await asyncio.sleep(0.05)
 
-    srv.run(asyncio.wait_for(finished(), 60))
+    srv.run(asyncio.wait_for(finished_and_stored(), 60))
     m = shell.core.match
     assert m.phase == "match_over" and max(m.scores) >= 50
-    store = Store(srv.database_url)
     assert replay(store.load_match(shell.id)["record"]).scores == m.scores
     store.close()
 

@@ -370,7 +370,7 @@ def test_replaying_the_log_rebuilds_the_table_and_every_frame() -> None:
     assert core.summary() == {**sim.core.summary()}
     assert [core.view(s) for s in range(4)] == [sim.core.view(s) for s in range(4)]
     assert core.view(None) == sim.core.view(None)
-    assert list(core.history) == list(sim.core.history)
+    assert core.recent_events() == sim.core.recent_events()
     assert frames == audience_frames(sim.frames)
     assert {e["op"] for e in sim.log} >= {"open", "presence", "watchers", "start_hand", "action", "say", "timer",
                                           "controller"}
@@ -460,7 +460,7 @@ def test_a_socket_that_asked_to_watch_keeps_watching() -> None:
 
 def sent_events(sim: Sim, kind: str, seat: int) -> list[dict[str, Any]]:
     """Every `kind` event of `seat` the table sent (its history: what every audience got)."""
-    return [ev for _, ev in sim.core.history if ev["kind"] == kind and ev.get("seat") == seat]
+    return [ev for _, ev in sim.core.recent_events() if ev["kind"] == kind and ev.get("seat") == seat]
 
 
 def play_until(sim: Sim, conns: dict[int, int], done: Any) -> None:
@@ -505,7 +505,7 @@ def test_a_play_says_who_made_it_the_player_a_stand_in_or_a_timeout() -> None:
     stand_in = neighbours.BY_ID[sim.core.seats[away].character or ""]
     assert plays[0]["by"] == "stand_in" and plays[0]["stand_in"] == {"name": stand_in.name, "character": stand_in.id}
     # Passes and draws are automatic: nobody chose them.
-    assert {ev["by"] for _, ev in sim.core.history if ev["kind"] in ("pass", "draw")} <= {"auto"}
+    assert {ev["by"] for _, ev in sim.core.recent_events() if ev["kind"] in ("pass", "draw")} <= {"auto"}
     # The frames say it too, the same way to every audience (what the log replays).
     batches = [f for a, f in sim.frames if f["type"] == "events"]
     assert all("by" in e["event"] for f in batches for e in f["events"] if e["event"]["kind"] in ("play", "pass", "draw"))
@@ -515,6 +515,6 @@ def test_a_bots_play_says_bot_and_passes_say_auto() -> None:
     sim = Sim()
     sim.join(1, "p_ana", "Ana")
     sim.play_out_hand({0: 1})
-    by = {(ev["kind"], ev["seat"] == 0, ev["by"]) for _, ev in sim.core.history if ev["kind"] in ("play", "pass")}
+    by = {(ev["kind"], ev["seat"] == 0, ev["by"]) for _, ev in sim.core.recent_events() if ev["kind"] in ("play", "pass")}
     assert ("play", False, "bot") in by and ("play", True, "human") in by
     assert {b for k, _, b in by if k == "pass"} <= {"auto"}

@@ -184,7 +184,9 @@ class TableCore:
         self.seq = 0  # protocol sequence number: one per game event
         self.batch_first = 0
         self.log_seq = 1  # entries applied (the open entry is the first)
-        self.history: deque[tuple[int, dict[str, Any]]] = deque(maxlen=HISTORY)
+        # The last events as JSON text: a thousand tables' recent events kept as dicts
+        # were most of the objects the garbage collector walked; text is not walked.
+        self.history: deque[tuple[int, str]] = deque(maxlen=HISTORY)
         self.watchers = 0
         self.ready: set[int] = set()
         self.turn_since = int(open_entry.get("at", 0))
@@ -366,10 +368,14 @@ class TableCore:
         self._apply(entry, frames)
         out.entries.append(entry)
 
+    def recent_events(self) -> list[tuple[int, dict[str, Any]]]:
+        """The last events the table sent (at most :data:`HISTORY`), numbered."""
+        return [(seq, json.loads(text)) for seq, text in self.history]
+
     def _resync(self, seat: int | None, last_seq: int) -> dict[str, Any]:
         view = self.match.view(seat)
         if 0 < last_seq < self.seq and self.history:
-            missed = [(s, e) for s, e in self.history if s > last_seq]
+            missed = [(s, json.loads(e)) for s, e in self.history if s > last_seq]
             if missed and missed[0][0] == last_seq + 1:
                 return protocol.batch_frame(missed, view, replayed=True)
         return protocol.sync_frame(self.seq, view)
@@ -794,7 +800,7 @@ class TableCore:
             if ev["kind"] in AUTOMATIC:
                 ev = {**ev, "by": AUTO}  # nobody chose it
             numbered.append((self.seq, ev))
-            self.history.append((self.seq, ev))
+            self.history.append((self.seq, json.dumps(ev, separators=(",", ":"))))
         if self.match.phase == "match_over":
             self.status = "finished"
         for seat in self.online_humans():
