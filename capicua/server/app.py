@@ -29,6 +29,8 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from capicua.server.analysis_http import Analyst
+from capicua.server.analysis_http import endpoint as analysis_endpoint
 from capicua.server.api import Api
 from capicua.server.botpool import PoolBots
 from capicua.server.core import CoreConfig
@@ -142,10 +144,14 @@ def create_app(
             CoreConfig(auto_next_ms=next_ms), idle_ms=int(idle_s * 1000),
         )
         guests = Guests(store, guest_threads)
+        analyst = Analyst(store, pool)
+        tables.on_hand_end = analyst.hand_ended
+        services["analyst"] = analyst
         services["api"] = Api(tables, guests, event_log, table_rate, body_timeout)
         services["sockets"] = Sockets(tables, guests, limits)
         app.state.store = store
         app.state.tables = tables
+        app.state.analyst = analyst
         app.state.guests = guests
         app.state.loop = asyncio.get_running_loop()
         tables.start_sweeping(min(30.0, max(0.05, idle_s / 4)))
@@ -156,6 +162,7 @@ def create_app(
         finally:
             watchdog.cancel()
             await tables.close()
+            await analyst.close()
             event_log.close()
             guest_threads.shutdown(wait=True)
             if own_executor:
@@ -191,6 +198,7 @@ def create_app(
         Route("/api/neighbours", handler("neighbours")),
         Route("/api/phrases", phrases),
         Route("/api/verify", handler("verify")),
+        Route("/api/analysis/{table_id}/{match_number}", analysis_endpoint(lambda: services["analyst"])),
         Route("/api/players", handler("sign_in"), methods=["POST"]),
         Route("/api/players/{player_id}", player_api),
         Route("/api/leaderboard", leaderboard_api),

@@ -90,6 +90,10 @@ class TableShell:
         self._timers: dict[str, TimerHandle] = {}
         self._bot_tasks: set[TimerHandle] = set()  # bots asked, not answered yet
         self._subs: dict[int, tuple[str | None, Subscription | None, Callable[[str], None]]] = {}
+        # Told (table, match number, hand number) once a hand of a table with players
+        # has ended and is stored: the experto's analysis (capicua.server.analysis_http).
+        self.on_hand_end: Callable[[str, int, int], None] | None = None
+        self._hand_told: tuple[int, int] | None = None
 
     # ------------------------------------------------------------- running
 
@@ -149,6 +153,7 @@ class TableShell:
         self._publish(out)
         await self._announce_honours(out)
         self._run_effects(out)
+        self._tell_hand_end()
         return True
 
     async def _persist(self, out: Outcome) -> None:
@@ -215,6 +220,16 @@ class TableShell:
                 handle = self._timers.pop(eff.key, None)
                 if handle is not None:
                     handle.cancel()
+
+    def _tell_hand_end(self) -> None:
+        """Call :attr:`on_hand_end` once per ended hand (after it was stored)."""
+        m = self.core.match
+        if self.on_hand_end is None or m.phase not in ("hand_over", "match_over") or not m.hands:
+            return
+        key = (self.core.match_number, len(m.hands))
+        if key != self._hand_told and self.core.human_seats():
+            self._hand_told = key
+            self.on_hand_end(self.id, *key)
 
     async def _announce_honours(self, out: Outcome) -> None:
         """Once a match's end is stored (its results with it), tell each seat what the

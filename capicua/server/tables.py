@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from capicua.server.core import CoreConfig, Reopen, TableCore
@@ -49,6 +50,7 @@ class Tables:
         self._loading: dict[str, asyncio.Future[TableShell | None]] = {}
         self._next_conn = 0
         self._sweeper: asyncio.Task[None] | None = None
+        self.on_hand_end: Callable[[str, int, int], None] | None = None  # given to every shell
 
     def new_conn_id(self) -> int:
         self._next_conn += 1
@@ -80,6 +82,7 @@ class Tables:
 
     def _run(self, core: TableCore, stored: int) -> TableShell:
         shell = TableShell(core, stored, self.log, self.bus, self.clock, self.bots, self.forget)
+        shell.on_hand_end = self.on_hand_end
         self.shells[core.id] = shell
         shell.start()
         shell.post(Reopen())
