@@ -208,3 +208,59 @@ def test_honours_say_what_a_match_gave(store: Store) -> None:
     t.finish(LOSS)  # a first win is won once
     again = standings.honours(store, "t_h", 2)
     assert all(a["id"] != "primera_victoria" for h in again for a in h["achievements"])
+
+
+def test_migration_0003_back_fills_the_finished_matches_of_a_database_at_0002(database_url: str) -> None:
+    """Rows as 0002 knew them (written directly: the append of today writes results),
+    then ``upgrade head``: every finished match has its results, and what they give."""
+    from datetime import datetime
+
+    from capicua.server.tablelog import open_entry
+    from capicua.store.models import MatchEvent, MatchRow, SeatRow, TableMatch
+
+    old = Store(database_url)
+    old.migrate("0002")
+    ana = old.create_player("Ana")[0]
+    beto = old.create_player("Beto")[0]
+    entries = [open_entry("t_old", "cubano", {}, "sec", seats({0: ana, 2: beto}), True, ana, 0),
+               {"op": "start", "at": 1},
+               {"op": "controller", "seat": 2, "to": "stand_in", "at": 2},  # Beto left during match 1
+               {"op": "rematch", "at": 3},
+               {"op": "controller", "seat": 2, "to": "human", "at": 4}]  # ... and was back for match 2
+    now = datetime(2026, 11, 20)
+    with old.sessions.begin() as s:
+        s.add(MatchRow(id="t_old", preset="cubano", options={}, seed="seed", status="playing",
+                       scores=[0, 0], record=None, created_at=now, updated_at=now))
+        s.flush()
+        for e in entries[0]["seats"]:
+            s.add(SeatRow(match_id="t_old", seat=e["seat"], kind=e["kind"], player_id=e.get("player"),
+                          name=e["name"], level=e.get("level"), character=e.get("character")))
+        for i, e in enumerate(entries):
+            s.add(MatchEvent(match_id="t_old", seq=i + 1, data=e, created_at=now))
+        s.add(TableMatch(table_id="t_old", number=1, status="finished", scores=WIN["scores"], record=WIN,
+                         created_at=now, updated_at=datetime(2026, 11, 20, 10)))
+        s.add(TableMatch(table_id="t_old", number=2, status="finished", scores=LOSS["scores"], record=LOSS,
+                         created_at=now, updated_at=datetime(2026, 11, 20, 11)))
+        s.add(TableMatch(table_id="t_old", number=3, status="playing", scores=[0, 0], record=None,
+                         created_at=now, updated_at=now))
+    old.close()
+    store = Store(database_url)
+    store.migrate()
+    rows = _results(store, "t_old")
+    store.close()
+    assert [(r.match_number, r.seat) for r in rows] == [(m, s) for m in (1, 2) for s in range(4)]
+    first, second = rows[:4], rows[4:]
+    assert [r.left_for_good for r in first] == [False, False, True, False]
+    assert not any(r.left_for_good for r in second)
+    assert all(r.private and r.humans == 2 for r in rows)
+    assert first[0].won and not second[0].won and first[0].points == WIN["scores"][0]
+    assert first[0].finished_at == datetime(2026, 11, 20, 10)
+    store = Store(database_url)
+    with store.sessions() as s:
+        assert s.get(RatingRow, (ana, "friends")).matches == 2  # type: ignore[union-attr]
+        history = s.scalars(select(RatingHistoryRow.match_number).where(
+            RatingHistoryRow.player_id == beto, RatingHistoryRow.board == "neighbours").order_by(RatingHistoryRow.at)).all()
+        assert list(history) == [1, 2]
+    got = standings.profile(store, ana)
+    assert got is not None and got["stats"]["matches"] == 2 and got["level"]["xp"] > 0
+    store.close()
