@@ -458,6 +458,9 @@ def test_a_phrase_from_the_palette_reaches_every_screen_and_spam_is_throttled(br
         a.page.click('[data-testid="talk-btn"]')
         palette = a.page.locator('[data-testid="talk-palette"]')
         palette.wait_for(timeout=WAIT_MS)
+        # The palette opens at once and fills when /api/phrases answers (slow on a loaded machine).
+        a.page.wait_for_function(f"document.querySelectorAll('[data-testid=talk-palette] [data-testid=phrase]').length >= {len(PHRASES)}",
+                                 timeout=WAIT_MS)
         assert palette.locator('[data-testid="phrase"]').count() == len(PHRASES)
         agua = palette.locator('[data-phrase="agua"]')
         assert agua.locator(".phrase-es").inner_text() == "¡Agua!" and agua.locator(".phrase-en").inner_text() == "Shuffle up!"
