@@ -198,7 +198,9 @@ def bench(hands: int = 20, seed: str = "bench", budget_ms: float | None = None) 
         counts.append(len(result["decisions"]))
     ordered = sorted(per_hand)
     return {
-        "hands": hands, "seed": seed, "budget_ms": budget_ms, "decisions_per_hand": sum(counts) / hands,
+        "hands": hands, "seed": seed, "budget_ms": budget_ms,
+        "decisions_per_hand": {"mean": sum(counts) / hands, "max": max(counts)},
+        "analysis_cpu_s_per_decision": round(sum(per_hand) / max(1, sum(counts)), 4),
         "analysis_cpu_s": {"mean": round(sum(per_hand) / hands, 3), "p95": round(ordered[int(0.95 * (hands - 1))], 3),
                            "max": round(ordered[-1], 3)},
         "baseline": "experto decide() on the same decisions",
