@@ -157,3 +157,36 @@ def test_the_analyst_computes_stores_and_serves(store: Store) -> None:
     assert [(s, b["error"]["code"]) for s, b in errors] == [
         (404, "unknown_table"), (404, "unknown_match"), (400, "malformed"), (400, "malformed"), (404, "unknown_table"),
     ]
+
+
+def test_a_failed_analysis_is_logged_once_and_left_out(store: Store, caplog: pytest.LogCaptureFixture) -> None:
+    from sqlalchemy import update
+
+    from capicua.store.models import TableMatch
+
+    record = played_table(store, "t_store4", "an-store-4")
+    broken = {**record, "hands": [{**record["hands"][0], "actions": record["hands"][0]["actions"][:3]}]}
+    with store.sessions.begin() as s:  # a record the engine refuses (its hand ends too soon)
+        s.execute(update(TableMatch).where(TableMatch.table_id == "t_store4").values(record=broken))
+
+    async def run() -> list[Any]:
+        analyst = Analyst(store, None, budget_ms=BUDGET)
+        answers = [await analyst.answer("t_store4", "1")]
+        for _ in range(600):
+            if not analyst.queued:
+                break
+            await asyncio.sleep(0.05)
+        answers += [await analyst.answer("t_store4", "1"), await analyst.answer("t_store4", "1")]
+        analyst.hand_ended("t_store4", 1, 1)
+        await asyncio.sleep(0.1)
+        await analyst.close()
+        return answers
+
+    with caplog.at_level("WARNING", logger="capicua.analysis"):
+        answers = asyncio.run(run())
+    assert answers[0] == (200, {"status": "pending", "hands": []})
+    assert answers[1:] == [(200, {"status": "ready", "hands": []})] * 2
+    warnings = [r for r in caplog.records if r.name == "capicua.analysis"]
+    assert len(warnings) == 1 and "RecordError" in warnings[0].getMessage()
+    assert warnings[0].exc_info is None  # one line, no traceback
+    assert stored.load(store, "t_store4", 1) == []
