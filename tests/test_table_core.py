@@ -435,6 +435,8 @@ def test_a_socket_is_told_its_new_seat_and_a_players_other_tabs_follow() -> None
     out = sim.intent(2, protocol.Sit(2))
     told = {a: f["seat"] for a, f in out.frames if f["type"] == "welcome"}
     assert told == {"conn:2": 2, "conn:3": 2}  # both of Beto's sockets now hold seat 2
+    kinds = [f["type"] for _, f in out.frames]
+    assert kinds.index("welcome") < kinds.index("table")  # told its seat before it sees the new seats
     assert sim.core.conns[3].seat == 2 and sim.core.watchers == 0
     syncs = [a for a, f in out.frames if f["type"] == "sync"]
     assert syncs == ["conn:2", "conn:3"]

@@ -534,10 +534,15 @@ class TableCore:
             online = self.conns_of(s.seat) > 0
             if s.is_human and online != s.online:
                 self._commit(out, {"op": "presence", "seat": s.seat, "online": online}, now)
+        # Before the table frame that shows the new seats: a page that drew them first
+        # would draw its player in the old seat for a frame.
+        at = next((i for i, (_, f) in enumerate(out.frames) if f["type"] == "table"), len(out.frames))
+        told: list[tuple[str, dict[str, Any]]] = []
         for cid in moved:
             seat = self.conns[cid].seat
-            out.frames.append((conn_audience(cid), protocol.welcome_frame(seat, self.table_state())))
-            out.frames.append((conn_audience(cid), protocol.sync_frame(self.seq, self.match.view(seat))))
+            told.append((conn_audience(cid), protocol.welcome_frame(seat, self.table_state())))
+            told.append((conn_audience(cid), protocol.sync_frame(self.seq, self.match.view(seat))))
+        out.frames[at:at] = told
 
     def _host_intent(self, conn: _Conn, intent: protocol.Intent, now: int, out: Outcome) -> None:
         if self.host is None or conn.player != self.host:
