@@ -338,3 +338,25 @@ def test_cli_bench_measures_against_the_baseline(capsys: pytest.CaptureFixture[s
     assert report["hands"] == 2 and report["baseline"].startswith("experto decide()")
     assert report["analysis_cpu_s"]["max"] >= report["analysis_cpu_s"]["mean"] > 0
     assert report["baseline_cpu_s"]["mean"] > 0
+
+
+@pytest.mark.parametrize(
+    "preset", ["la-plaza", "mano-a-mano", "draw", "all-fives", "fives-and-threes", "cross", "double-nine-cross"]
+)
+def test_every_preset_can_be_analysed(preset: str) -> None:
+    """Drawing games, in-play scoring, two players and the cross layouts too."""
+    rules = make_rules(preset)
+    match = Match(rules, f"an-preset-{preset}")
+    match.start_hand()
+    rng = random.Random(preset)
+    while match.phase in ("play", "redeal_question"):
+        seat = match.turn
+        assert seat is not None
+        match.apply(seat, parse_action(decide("random", match.view(seat), rng.randrange(1 << 30)), rules.max_pip))
+    result = analysis.analyse_hand(match.record(), 1, range(rules.players), budget_ms=5)
+    assert [r["seat"] for r in result] == list(range(rules.players))
+    assert sum(len(r["decisions"]) for r in result) >= 3
+    for r in result:
+        for d in r["decisions"]:
+            assert len(d["moves"]) >= 2 and d["lost"] >= 0 and d["played"] in [m["action"] for m in d["moves"]]
+        assert r["precision"] is None or 0 <= r["precision"] <= 100
