@@ -1,9 +1,10 @@
 """``capicua bench-store``: the event log's writes, on the database you name.
 
-``--tables`` tables append to their logs at once, each one append after another
-as a table does (it waits for its append before the next), ``--appends`` times,
-every ``--projection-every``-th append carrying a projection (new scores, as at a
-hand's end). Each configuration of ``--writers`` runs on fresh tables in the same
+``--tables`` tables append to their logs at once, ``--appends`` times each, one
+append after another as a table does (it waits for its append before the next,
+then ``--pace`` seconds on average: 0, the default, is a storm; a second or so is
+a table at a human pace), every ``--projection-every``-th append carrying a
+projection (new scores, as at a hand's end). Each configuration of ``--writers`` runs on fresh tables in the same
 process, one after the other; the first (by default ``1``: one writer thread for
 every table, the StoreLog before issue 12) is the named baseline the others are
 compared with. Measured: appends per second (all tables together, wall time) and
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import secrets
 import statistics
 import sys
@@ -68,8 +70,15 @@ def _make_tables(store: Store, count: int) -> list[str]:
     return ids
 
 
-async def _table(log: StoreLog, table_id: str, appends: int, every: int, lat: list[float], tick: Any) -> None:
+async def _table(
+    log: StoreLog, table_id: str, appends: int, every: int, pace_s: float, lat: list[float], tick: Any
+) -> None:
+    rng = random.Random(table_id)
+    if pace_s:
+        await asyncio.sleep(rng.uniform(0, pace_s))  # the tables do not all start at once
     for n in range(1, appends + 1):
+        if pace_s:
+            await asyncio.sleep(rng.uniform(0.5 * pace_s, 1.5 * pace_s))
         entry = {"op": "action", "seat": n % 4, "action": {"play": [n % 10, 9], "end": "left"}, "table_seq": n}
         projection = Projection("playing", [n, 0], 1, None, None) if every and n % every == 0 else None
         t0 = time.perf_counter()
@@ -78,14 +87,14 @@ async def _table(log: StoreLog, table_id: str, appends: int, every: int, lat: li
         tick()
 
 
-def run_once(store: Store, writers: int, tables: int, appends: int, every: int, bar: Any) -> Run:
+def run_once(store: Store, writers: int, tables: int, appends: int, every: int, pace_s: float, bar: Any) -> Run:
     ids = _make_tables(store, tables)
     log = StoreLog(store, writers=writers)
     lat: list[float] = []
 
     async def main() -> float:
         t0 = time.perf_counter()
-        await asyncio.gather(*(_table(log, t, appends, every, lat, lambda: bar.update(1)) for t in ids))
+        await asyncio.gather(*(_table(log, t, appends, every, pace_s, lat, lambda: bar.update(1)) for t in ids))
         return time.perf_counter() - t0
 
     cpu = time.process_time()
@@ -105,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tables", type=int, default=64, help="tables appending at once (default 64)")
     p.add_argument("--appends", type=int, default=50, help="appends per table (default 50)")
     p.add_argument("--projection-every", type=int, default=10, help="every Nth append has a projection (0: none)")
+    p.add_argument("--pace", type=float, default=0.0,
+                   help="seconds a table waits between appends, on average (default 0: as fast as it can)")
     p.add_argument("--writers", default=None,
                    help="writer thread counts to compare, the first the baseline (default: 1 and the database's default)")
     p.add_argument("--repeat", type=int, default=1, help="runs of each configuration, alternating (default 1)")
@@ -120,16 +131,17 @@ def main(argv: list[str] | None = None) -> int:
         with tqdm(total=total, unit="append", file=sys.stderr, desc=store.engine.dialect.name) as bar:
             for _ in range(a.repeat):
                 for w in counts:
-                    runs.append(run_once(store, w, a.tables, a.appends, a.projection_every, bar))
+                    runs.append(run_once(store, w, a.tables, a.appends, a.projection_every, a.pace, bar))
         store.close()
-    report = {"database": store.engine.dialect.name, "tables": a.tables, "appends_per_table": a.appends,
+    report = {"database": store.engine.dialect.name, "tables": a.tables, "appends_per_table": a.appends, "pace_s": a.pace,
               "baseline_writers": counts[0], "runs": [r.as_json() for r in runs]}
     if a.json:
         print(json.dumps(report, indent=2))
         return 0
     base = [r for r in runs if r.writers == counts[0]]
     base_rate = statistics.fmean(r.per_s for r in base)
-    print(f"{report['database']}: {a.tables} tables x {a.appends} appends; baseline = {counts[0]} writer(s)")
+    pace = f", one every {a.pace:g} s" if a.pace else ""
+    print(f"{report['database']}: {a.tables} tables x {a.appends} appends{pace}; baseline = {counts[0]} writer(s)")
     print(f"{'writers':>8} {'appends/s':>10} {'vs base':>8} {'p50 ms':>8} {'p99 ms':>8} {'CPU us/append':>14}")
     for r in runs:
         label = f"{r.writers}" + (" (base)" if r.writers == counts[0] else "")
