@@ -142,3 +142,36 @@ def test_verify_deal_recomputes_every_deal() -> None:
             assert got["seed_hash"] == hand.seed_hash
     # A different seed gives a different deal.
     assert verify_deal("cubano", "a")["hands"] != verify_deal("cubano", "b")["hands"]
+
+
+def test_json_datetimes_and_ids_come_back_the_same_on_every_database(database_url: str) -> None:
+    """What the store keeps comes back as it went in, on SQLite as on PostgreSQL: JSON
+    (unicode, nesting, big integers, floats, null, key order), naive UTC datetimes to
+    the microsecond, and log row ids that grow in the order the rows were written."""
+    from datetime import datetime
+
+    from sqlalchemy import select
+
+    from capicua.store import iso_utc
+    from capicua.store.models import MatchEvent, MatchRow
+
+    store = Store(database_url)
+    store.migrate()
+    at = datetime(2026, 12, 1, 12, 34, 56, 789012)
+    record = {"zeta": 1, "alpha": [1, [2, [3]]], "name": "Capicúa ñ «ya» 🁣", "big": 2**53 + 1,
+              "half": 0.5, "none": None, "yes": True, "empty": {}}
+    with store.sessions.begin() as s:
+        s.add(MatchRow(id="t_json", preset="cubano", options={"target": 100, "pase": "pasa"}, seed="s",
+                       status="finished", scores=[100, 37], record=record, created_at=at, updated_at=at))
+        s.flush()
+        for seq in (1, 2, 3):
+            s.add(MatchEvent(match_id="t_json", seq=seq, data={"op": "say", "n": seq}, created_at=at))
+    with store.sessions() as s:
+        row = s.get(MatchRow, "t_json")
+        assert row is not None
+        assert row.record == record and list(row.record or {}) == list(record)
+        assert row.options == {"target": 100, "pase": "pasa"} and row.scores == [100, 37]
+        assert row.created_at == at and iso_utc(row.created_at) == "2026-12-01T12:34:56.789012+00:00"
+        events = s.scalars(select(MatchEvent).where(MatchEvent.match_id == "t_json").order_by(MatchEvent.id)).all()
+        assert [e.seq for e in events] == [1, 2, 3] and events[0].id < events[1].id < events[2].id
+    store.close()
