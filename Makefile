@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench bench-server lint typecheck clean sim
+.PHONY: run test bench bench-server bench-standings lint typecheck clean sim
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -26,6 +26,9 @@ bench: $(STAMP)
 
 bench-server: $(STAMP)
 	$(BIN)/capicua bench-server
+
+bench-standings: $(STAMP)
+	$(BIN)/capicua bench-standings
 
 sim: $(STAMP)
 	$(BIN)/capicua sim --preset cubano --matches 20 --seed 1 --bot botagorda

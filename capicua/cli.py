@@ -345,6 +345,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .benchstore import main as bench_store_main
 
         return bench_store_main(argv[1:])
+    if argv and argv[0] == "bench-standings":
+        from .benchstandings import main as bench_standings_main
+
+        return bench_standings_main(argv[1:])
     if argv and argv[0] == "bench":
         from .bench import main as bench_main
 
@@ -382,6 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("bench", help="playout throughput benchmark")
     sub.add_parser("bench-server", help="the server under a ramp of tables played at a human pace")
     sub.add_parser("bench-store", help="the event log's appends/s and latency, by number of writer threads")
+    sub.add_parser("bench-standings", help="the leaderboard and a profile over 100,000 results rows, timed")
     sub.add_parser("tournament", help="duplicate-deal bot tournament")
     sub.add_parser("fit-playmodel", help="fit experto's play model to the search bots' decisions")
     args = parser.parse_args(argv)

@@ -4,6 +4,7 @@ queries, and the back-fill of migration 0003. Every test runs on each database."
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -264,3 +265,13 @@ def test_migration_0003_back_fills_the_finished_matches_of_a_database_at_0002(da
     got = standings.profile(store, ana)
     assert got is not None and got["stats"]["matches"] == 2 and got["level"]["xp"] > 0
     store.close()
+
+
+def test_bench_standings_runs_on_a_small_database(capsys: pytest.CaptureFixture[str]) -> None:
+    from capicua.cli import main
+
+    assert main(["bench-standings", "--rows", "400", "--players", "20", "--repeat", "3", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["rows"]["results"] == 400 and report["rows"]["ratings"] > 0
+    assert [r["query"] for r in report["runs"]][0].startswith("baseline")
+    assert len(report["runs"]) == 9 and all(r["p50_ms"] > 0 for r in report["runs"])

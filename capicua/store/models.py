@@ -109,6 +109,9 @@ class ResultRow(Base):
     __table_args__ = (
         UniqueConstraint("table_id", "match_number", "seat", name="uq_results_match_seat"),
         Index("ix_results_player_finished", "player_id", "finished_at"),
+        # Covers the profile's sums and favourite game (no row lookups for a busy guest).
+        Index("ix_results_player_stats", "player_id", "preset", "won", "left_for_good", "pollona", "viajera",
+              "hands_played", "hands_won", "capicuas"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -160,7 +163,7 @@ class RatingHistoryRow(Base):
 
     __tablename__ = "rating_history"
     __table_args__ = (
-        Index("ix_rating_history_player", "player_id", "board", "at"),
+        Index("ix_rating_history_player", "player_id", "board", "at", "score"),
         Index("ix_rating_history_board_at", "board", "at", "player_id", "won"),
     )
 

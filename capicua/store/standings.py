@@ -412,29 +412,41 @@ def _achievements(s: Session, player_id: str) -> list[dict[str, Any]]:
 
 
 def _recent(s: Session, player_id: str) -> list[dict[str, Any]]:
-    mine = s.scalars(
-        select(ResultRow).where(ResultRow.player_id == player_id)
+    mine = s.execute(
+        select(ResultRow.table_id, ResultRow.match_number, ResultRow.seat, ResultRow.team, ResultRow.preset,
+               ResultRow.finished_at, ResultRow.won, ResultRow.left_for_good)
+        .where(ResultRow.player_id == player_id)
         .order_by(ResultRow.finished_at.desc(), ResultRow.id.desc()).limit(RECENT)
     ).all()
+    if not mine:
+        return []
+    # The other seats of just those matches, as plain columns (loading whole rows as
+    # objects cost ten times the query for a busy guest).
+    matches = or_(*(and_(ResultRow.table_id == r.table_id, ResultRow.match_number == r.match_number) for r in mine))
+    seats: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
+    for table_id, number, seat, team, points in s.execute(
+        select(ResultRow.table_id, ResultRow.match_number, ResultRow.seat, ResultRow.team, ResultRow.points)
+        .where(matches).order_by(ResultRow.seat)
+    ):
+        seats.setdefault((table_id, number), []).append((seat, team, points))
     tables = sorted({r.table_id for r in mine})
-    others: dict[tuple[str, int], list[ResultRow]] = {}
-    for r in s.scalars(select(ResultRow).where(ResultRow.table_id.in_(tables)).order_by(ResultRow.seat)):
-        others.setdefault((r.table_id, r.match_number), []).append(r)
     names = {
-        (r.match_id, r.seat): r.name for r in s.scalars(select(SeatRow).where(SeatRow.match_id.in_(tables)))
+        (table_id, seat): name
+        for table_id, seat, name in s.execute(
+            select(SeatRow.match_id, SeatRow.seat, SeatRow.name).where(SeatRow.match_id.in_(tables))
+        )
     }
     out = []
     for r in mine:
-        seats = others.get((r.table_id, r.match_number), [r])
-        teams = max(x.team for x in seats) + 1
-        scores = [0] * teams
-        for x in seats:
-            scores[x.team] = x.points
+        at_table = seats.get((r.table_id, r.match_number), [])
+        scores = [0] * (max(team for _, team, _ in at_table) + 1)
+        for _, team, points in at_table:
+            scores[team] = points
         out.append({
             "table": r.table_id, "match": r.match_number, "preset": r.preset, "finished_at": iso_utc(r.finished_at),
             "seat": r.seat, "team": r.team,
-            "partners": [names.get((r.table_id, x.seat), "") for x in seats if x.team == r.team and x.seat != r.seat],
-            "rivals": [names.get((r.table_id, x.seat), "") for x in seats if x.team != r.team],
+            "partners": [names.get((r.table_id, x), "") for x, team, _ in at_table if team == r.team and x != r.seat],
+            "rivals": [names.get((r.table_id, x), "") for x, team, _ in at_table if team != r.team],
             "scores": scores, "won": r.won and not r.left_for_good,
             "replay": f"/replay/{r.table_id}/{r.match_number}",
         })

@@ -52,6 +52,10 @@ def upgrade() -> None:
         sa.UniqueConstraint("table_id", "match_number", "seat", name="uq_results_match_seat"),
     )
     op.create_index("ix_results_player_finished", "results", ["player_id", "finished_at"])
+    op.create_index(
+        "ix_results_player_stats", "results",
+        ["player_id", "preset", "won", "left_for_good", "pollona", "viajera", "hands_played", "hands_won", "capicuas"],
+    )
     op.create_table(
         "ratings",
         sa.Column("player_id", sa.String(40), sa.ForeignKey("players.id"), primary_key=True),
@@ -77,7 +81,7 @@ def upgrade() -> None:
         sa.Column("score", sa.Float(), nullable=False),
         sa.Column("won", sa.Boolean(), nullable=False),
     )
-    op.create_index("ix_rating_history_player", "rating_history", ["player_id", "board", "at"])
+    op.create_index("ix_rating_history_player", "rating_history", ["player_id", "board", "at", "score"])
     op.create_index("ix_rating_history_board_at", "rating_history", ["board", "at", "player_id", "won"])
     op.create_table(
         "player_levels",
