@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
 from standings_helpers import Table, at, find, play, seats
 
 from capicua.standings.ratings import PROVISIONAL_MATCHES
@@ -74,20 +75,39 @@ def test_an_append_that_fails_writes_no_results(store: Store, monkeypatch: pytes
     assert isinstance(tablelogs.append_many(store, [stale])[0], tablelogs.StaleLog)
     assert _results(store, "t_f") == []
 
-    # A failure after the results were written in the transaction rolls them back with the entry.
-    def broken(*args: Any) -> None:
-        raise RuntimeError("the disk is gone")
+    # The database failing while the standings are being written (the guest's rating
+    # already in the transaction) fails the append whole: nothing of it stays.
+    def broken(**row: Any) -> None:
+        raise OperationalError("INSERT INTO rating_history", {}, Exception("disk I/O error"))
 
-    monkeypatch.setattr(standings, "_levels", broken)
-    with pytest.raises(RuntimeError):
+    monkeypatch.setattr(standings, "RatingHistoryRow", broken)
+    with pytest.raises(OperationalError):
         t.finish(record)
+    monkeypatch.undo()
     assert _results(store, "t_f") == []
     with store.sessions() as s:
         assert s.scalar(select(func.count()).select_from(MatchEvent).where(MatchEvent.match_id == "t_f")) == 1
         assert s.scalar(select(func.count()).select_from(RatingRow)) == 0
-    monkeypatch.undo()
+        assert s.scalar(select(func.count()).select_from(RatingHistoryRow)) == 0
+        assert s.scalar(select(func.count()).select_from(PlayerAchievementRow)) == 0
     assert t.finish(record) == [None]
     assert len(_results(store, "t_f")) == 4
+
+
+def test_a_fault_in_deciding_the_standings_never_fails_the_append(
+    store: Store, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    pid, _ = store.create_player("Ana")
+    t = Table(store, "t_bug", seats({0: pid}))
+
+    def bug(*args: Any) -> None:
+        raise KeyError("result")
+
+    monkeypatch.setattr(standings, "match_results", bug)
+    assert t.finish(WIN) == [None]  # the match's end is stored; its standings are not
+    assert _results(store, "t_bug") == []
+    assert tablelogs.table_row(store, "t_bug")["status"] == "finished"  # type: ignore[index]
+    assert "standings of match 1 of table t_bug are not written" in caplog.text
 
 
 WIN = find(lambda r: r["result"]["winner"] == 0)

@@ -11,6 +11,8 @@ players' and seats' rows, never a record.
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -42,6 +44,7 @@ from .models import (
     TableMatch,
 )
 
+log = logging.getLogger("capicua.standings")
 PERIODS = {"week": timedelta(days=7), "month": timedelta(days=30), "all": None}
 TOP = 50  # rows of a leaderboard
 RECENT = 20  # matches of a profile
@@ -49,6 +52,26 @@ HISTORY = 100  # rating updates of a profile's chart, per board
 
 
 # ------------------------------------------------------------------ writing
+
+
+@dataclass(slots=True)
+class _Before:
+    """What the store holds of a match's guests before it is counted."""
+
+    ratings: dict[str, dict[str, Rating]]  # board → player → rating
+    have: dict[str, frozenset[str]]  # player → achievements
+    totals: dict[str, ach.Totals]
+    xp: dict[str, int]
+
+
+@dataclass(slots=True)
+class _Plan:
+    """Everything a match writes, decided before anything is written."""
+
+    rows: list[SeatResult]
+    ratings: dict[str, dict[str, Rating]]  # board → player → rating after
+    earned: list[tuple[str, str]]  # (player, achievement)
+    levels: dict[int, tuple[int, int, int]]  # seat → (level before, after, xp gained)
 
 
 def write_results(
@@ -61,7 +84,12 @@ def write_results(
 ) -> None:
     """The results of match ``number`` of the table (finished: ``record`` has its
     result) and what they give each guest. A match whose results exist is left
-    alone. ``entries``: the table's log up to the match's end (default: all of it)."""
+    alone. ``entries``: the table's log up to the match's end (default: all of it).
+
+    Reads first, then decides (pure), then writes: a fault in the deciding (a bug,
+    a record it cannot read) is logged and costs this match its standings, never
+    the append that carries the match's end. Database errors propagate (the append
+    fails whole, results included)."""
     done = select(ResultRow.id).where(ResultRow.table_id == table_id, ResultRow.match_number == number)
     if s.scalar(done.limit(1)) is not None:
         return
@@ -76,17 +104,44 @@ def write_results(
     opening = entries[0] if entries and entries[0].get("op") == "open" else {}
     private = bool(opening.get("private"))
     humans = sum(1 for x in seats if x.kind == HUMAN)
-    rows = match_results(record, seats, leavers_of(entries))
-    guests = sorted(r.player for r in rows if r.player is not None)
+    boards = boards_of(private, humans)
+    guests = sorted({x.player for x in seats if x.kind == HUMAN and x.player is not None})
     # Tables commit in parallel (PostgreSQL): a guest's standings are read and written
     # under a lock on their players row, taken in id order, so two tables that end at
     # once for the same guest add up instead of one overwriting the other.
     s.execute(select(Player.id).where(Player.id.in_(guests)).order_by(Player.id).with_for_update())
-    _rate(s, table_id, number, rows, guests, boards_of(private, humans), finished_at)
-    _award(s, table_id, number, rows, guests, finished_at)
-    levels = _levels(s, rows, finished_at)
-    for r in rows:
-        before, after, xp = levels.get(r.seat, (None, None, 0))
+    before = _read_before(s, guests, boards)
+    try:
+        plan = _plan(record, seats, leavers_of(entries), boards, before)
+    except Exception:
+        log.exception("the standings of match %d of table %s are not written", number, table_id)
+        return
+    for board, after in plan.ratings.items():
+        won = {r.player: r.won and not r.left_for_good for r in plan.rows if r.player is not None}
+        for pid, new in after.items():
+            row = s.get(RatingRow, (pid, board))
+            if row is None:
+                row = RatingRow(player_id=pid, board=board)
+                s.add(row)
+            row.mu, row.sigma, row.score = new.mu, new.sigma, new.score
+            row.matches, row.won, row.updated_at = new.matches, new.won, finished_at
+            s.add(RatingHistoryRow(player_id=pid, board=board, table_id=table_id, match_number=number,
+                                   at=finished_at, mu=new.mu, sigma=new.sigma, score=new.score, won=won[pid]))
+    for pid, aid in plan.earned:
+        s.add(PlayerAchievementRow(player_id=pid, achievement=aid, table_id=table_id, match_number=number,
+                                   at=finished_at))
+    for r in plan.rows:
+        level_before: int | None = None
+        level_after: int | None = None
+        xp = 0
+        if r.player is not None:
+            level_before, after_number, xp = plan.levels[r.seat]
+            level_after = after_number
+            level = s.get(PlayerLevelRow, r.player)
+            if level is None:
+                level = PlayerLevelRow(player_id=r.player, xp=0, level=0)
+                s.add(level)
+            level.xp, level.level, level.updated_at = before.xp.get(r.player, 0) + xp, after_number, finished_at
         s.add(
             ResultRow(
                 table_id=table_id, match_number=number, seat=r.seat, player_id=r.player, bot_level=r.bot_level,
@@ -94,40 +149,19 @@ def write_results(
                 capicuas=r.capicuas, dominoes=r.dominoes, top_double_out=r.top_double_out,
                 tranques_won=r.tranques_won, hands_won=r.hands_won, hands_lost=r.hands_lost,
                 hands_played=r.hands_played, left_for_good=r.left_for_good, private=private, humans=humans,
-                preset=table.preset, finished_at=finished_at, xp=xp, level_before=before, level_after=after,
+                preset=table.preset, finished_at=finished_at, xp=xp, level_before=level_before,
+                level_after=level_after,
             )
         )
 
 
-def _rate(
-    s: Session, table_id: str, number: int, rows: list[SeatResult], guests: list[str],
-    boards: tuple[str, ...], at: datetime,
-) -> None:
+def _read_before(s: Session, guests: list[str], boards: tuple[str, ...]) -> _Before:
+    ratings: dict[str, dict[str, Rating]] = {}
     for board in boards:
-        stored = {
-            r.player_id: r
+        ratings[board] = {
+            r.player_id: Rating(r.mu, r.sigma, r.matches, r.won)
             for r in s.scalars(select(RatingRow).where(RatingRow.board == board, RatingRow.player_id.in_(guests)))
         }
-        before = {pid: Rating(r.mu, r.sigma, r.matches, r.won) for pid, r in stored.items()}
-        won = {r.player: r.won and not r.left_for_good for r in rows if r.player is not None}
-        for pid, new in rate_match(rows, before).items():
-            row = stored.get(pid)
-            if row is None:
-                row = RatingRow(player_id=pid, board=board)
-                s.add(row)
-            row.mu, row.sigma, row.score = new.mu, new.sigma, new.score
-            row.matches, row.won, row.updated_at = new.matches, new.won, at
-            s.add(
-                RatingHistoryRow(
-                    player_id=pid, board=board, table_id=table_id, match_number=number, at=at,
-                    mu=new.mu, sigma=new.sigma, score=new.score, won=won[pid],
-                )
-            )
-
-
-def _award(
-    s: Session, table_id: str, number: int, rows: list[SeatResult], guests: list[str], at: datetime
-) -> None:
     have: dict[str, set[str]] = {g: set() for g in guests}
     for pid, aid in s.execute(
         select(PlayerAchievementRow.player_id, PlayerAchievementRow.achievement).where(
@@ -146,30 +180,27 @@ def _award(
             .group_by(ResultRow.player_id)
         )
     }
+    xp = {r.player_id: r.xp for r in s.scalars(select(PlayerLevelRow).where(PlayerLevelRow.player_id.in_(guests)))}
+    return _Before(ratings, {g: frozenset(a) for g, a in have.items()}, totals, xp)
+
+
+def _plan(
+    record: dict[str, Any], seats: list[SeatAtTable], leavers: frozenset[int], boards: tuple[str, ...], before: _Before
+) -> _Plan:
+    rows = match_results(record, seats, leavers)
+    ratings = {board: rate_match(rows, before.ratings[board]) for board in boards}
+    earned: list[tuple[str, str]] = []
+    levels: dict[int, tuple[int, int, int]] = {}
     for r in rows:
         if r.player is None:
             continue
-        for a in ach.earned(r, rows, totals.get(r.player, ach.Totals()), frozenset(have[r.player])):
-            s.add(PlayerAchievementRow(player_id=r.player, achievement=a.id, table_id=table_id, match_number=number, at=at))
-
-
-def _levels(s: Session, rows: list[SeatResult], at: datetime) -> dict[int, tuple[int, int, int]]:
-    """Each guest's experience after the match: seat → (level before, level after, xp gained)."""
-    out = {}
-    for r in rows:
-        if r.player is None:
-            continue
-        row = s.get(PlayerLevelRow, r.player)
-        if row is None:
-            row = PlayerLevelRow(player_id=r.player, xp=0, level=0, updated_at=at)
-            s.add(row)
+        have = before.have.get(r.player, frozenset())
+        totals = before.totals.get(r.player, ach.Totals())
+        earned.extend((r.player, a.id) for a in ach.earned(r, rows, totals, have))
+        xp = before.xp.get(r.player, 0)
         gained = xp_of(r)
-        before = row.level
-        row.xp += gained
-        row.level = level_of(row.xp).number
-        row.updated_at = at
-        out[r.seat] = (before, row.level, gained)
-    return out
+        levels[r.seat] = (level_of(xp).number, level_of(xp + gained).number, gained)
+    return _Plan(rows, ratings, earned, levels)
 
 
 def backfill(conn: Connection) -> None:
