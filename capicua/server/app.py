@@ -39,6 +39,8 @@ from capicua.server.httpedge import uvicorn_config
 from capicua.server.identity import Guests
 from capicua.server.inproc import LocalBus, LoopClock
 from capicua.server.phrases import catalogue as phrase_catalogue
+from capicua.server.replay_http import api_endpoint as replay_api
+from capicua.server.replay_http import page_endpoint as replay_page
 from capicua.server.sockets import SocketLimits, Sockets
 from capicua.server.standings_http import leaderboard as leaderboard_api
 from capicua.server.standings_http import player as player_api
@@ -149,6 +151,7 @@ def create_app(
         services["analyst"] = analyst
         services["api"] = Api(tables, guests, event_log, table_rate, body_timeout)
         services["sockets"] = Sockets(tables, guests, limits)
+        services["tables"] = tables
         app.state.store = store
         app.state.tables = tables
         app.state.analyst = analyst
@@ -198,6 +201,8 @@ def create_app(
         Route("/api/neighbours", handler("neighbours")),
         Route("/api/phrases", phrases),
         Route("/api/verify", handler("verify")),
+        Route("/api/replay/{table_id}/{match_number}", replay_api(lambda: services["tables"])),
+        Route("/replay/{table_id}/{match_number}", replay_page(lambda: services["tables"], web)),
         Route("/api/analysis/{table_id}/{match_number}", analysis_endpoint(lambda: services["analyst"])),
         Route("/api/players", handler("sign_in"), methods=["POST"]),
         Route("/api/players/{player_id}", player_api),

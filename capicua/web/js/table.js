@@ -1,12 +1,13 @@
-// The table page: connects to /ws, keeps seq, renders the VIEW of docs/protocol.md,
-// and sends intents (play, next_hand, redeal). Test hooks: data-testid attributes,
+// The table's renderer: fed frames of docs/protocol.md by a source (mountTable),
+// keeps seq, renders the VIEW, and sends intents (play, next_hand, redeal) to the
+// source. The live table (live.js) feeds it a websocket; a replay (replay.js) feeds
+// it the frames of a finished match. Test hooks: data-testid attributes,
 // body[data-phase], body[data-turn].
 
 import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
 import { tileSvg, tileKey, sameTile, svg } from './tiles.js';
 import { renderBoard, armDouble } from './board.js';
 import * as travel from './travel.js';
-import { Connection } from './net.js';
 import { loadNeighbours, neighbour, avatarSvg } from './neighbours.js';
 import * as sound from './sound.js';
 import { wireLobby, renderLobby, joinFailed, noticeFor, renderNotice } from './lobby.js';
@@ -35,11 +36,13 @@ const h = (tag, attrs = {}, ...kids) => {
 
 // ---------------------------------------------------------------- state
 
-const tableId = decodeURIComponent((location.pathname.match(/\/t\/([^/?#]+)/) || [])[1] || new URLSearchParams(location.search).get('table') || '');
+const pageTableId = decodeURIComponent((location.pathname.match(/\/t\/([^/?#]+)/) || [])[1] || new URLSearchParams(location.search).get('table') || '');
 // The link with ?mirar=1 ("Mirar") watches: the hello says watch, the page shows the public view only.
 const watchOnly = new URLSearchParams(location.search).get('mirar') === '1';
 const S = {
-  tableId,
+  tableId: pageTableId,
+  watch: watchOnly, // this page only watches: its hello says so, and no notice explains it
+  replay: null, // {match}: the frames are a finished match's, every hand face up (replay.js)
   token: readToken(), // this browser's one token (guest.js); null until it signs in
   seat: null, // the seat this socket plays as the last welcome said (null: watching)
   host: false, // this browser opened the table: its seat is TABLE.host_seat
@@ -378,6 +381,7 @@ function renderSeats() {
     // The tiles at that seat: face down, or face up once revealed; none at my own seat (my hand is below).
     const show = revealed && Array.isArray(revealed[s]) ? revealed[s] : null;
     fill(card.tiles);
+    card.tiles.dataset.tiles = show && !me ? show.map(tileKey).join(' ') : '';
     card.el.classList.toggle('seat--revealed', !!show && !me);
     card.hand.hidden = me;
     if (me) continue;
@@ -509,6 +513,7 @@ function lockIcon() {
 function verifyUrl() {
   const q = new URLSearchParams({ table: S.tableId });
   if (typeof V().hand_number === 'number') q.set('hand', String(V().hand_number));
+  if (S.replay) q.set('match', String(S.replay.match));
   return `/verify?${q.toString()}`;
 }
 
@@ -630,7 +635,7 @@ function renderHand() {
   if (!isPlayer()) {
     // A spectator: no hand, and no word at the table (los mirones son de palo). Said once:
     // not while the notice of a table this browser is not seated at says it is watching.
-    if (!S.notice) box.append(h('p', { class: 'watching', 'data-testid': 'watching', role: 'status' }, t('status.spectator')));
+    if (!S.notice && !S.replay) box.append(h('p', { class: 'watching', 'data-testid': 'watching', role: 'status' }, t('status.spectator')));
     return;
   }
   if (!hand.length && v.phase && v.phase !== 'loading') box.append(h('p', { class: 'hand-note', text: t('hand.empty') }));
@@ -1002,7 +1007,15 @@ function renderMatchOver() {
     h('p', { class: 'final', text: t('match.final', { a: `${teamLabel(0)} ${sc[0] ?? 0}`, b: `${teamLabel(1)} ${sc[1] ?? 0}` }) }),
     mr.pollona ? h('div', { class: cls }, pollito(), h('p', {}, h('strong', { text: t('banner.pollona') }), ' ', lost ? t('match.pollona.them') : t('match.pollona'))) : null,
     mr.viajera ? h('p', { class: `${cls} viajera` }, h('strong', { text: t('banner.viajera') }), ' ', t(lost ? 'match.viajera.them' : 'match.viajera', { target: (v.rules || {}).target })) : null,
+    replayLink(),
   );
+}
+
+/** "Ver la repetición": the finished match, hand by hand (not on the replay itself). */
+function replayLink() {
+  const n = S.tableInfo && S.tableInfo.match_number;
+  if (S.replay || typeof n !== 'number') return null;
+  return h('p', { class: 'replay-link' }, h('a', { class: 'btn', href: `/replay/${encodeURIComponent(S.tableId)}/${n}`, 'data-testid': 'replay-link', text: t('replay.link') }));
 }
 
 function renderPanel() {
@@ -1124,7 +1137,7 @@ function showLobby() {
   $('lobby').hidden = !inLobby;
   $('felt').hidden = inLobby;
   $('me').hidden = inLobby;
-  S.notice = S.fatal || watchOnly ? null : noticeFor(table, S.seat); // ?mirar=1 chose to watch: nothing to explain
+  S.notice = S.fatal || S.watch ? null : noticeFor(table, S.seat); // ?mirar=1 chose to watch: nothing to explain
   renderNotice(S.notice, S.tableId);
   if (!inLobby) return false;
   const me = S.seat ?? 0; // a watcher sees the table from South
@@ -1384,6 +1397,7 @@ function startScene(v) {
 
 /** Whether the hands may show face up at the seats: not before the scene's reveal. */
 function revealDue() {
+  if (S.replay) return true; // a replay shows every hand face up all along
   return !fx.scene || fx.scene.revealed || fx.scene.key !== overKey(V());
 }
 
@@ -1559,9 +1573,7 @@ function onFrame(f) {
 
 // ---------------------------------------------------------------- boot
 
-applyI18n();
-wireLangToggle();
-onLangChange(() => renderAll());
+let conn = null; // the source of frames (mountTable): a websocket, or a replay
 
 const talk = createTalk($('talk'), {
   say: (phrase) => conn.send({ type: 'say', phrase }),
@@ -1589,24 +1601,36 @@ async function join(seat, nickname) {
 
 wireLobby({ send: (frame) => conn.send(frame), sit, join, toast });
 
-const conn = new Connection({
-  hello: () => ({ type: 'hello', table: S.tableId, token: S.token, last_seq: S.seq, ...(watchOnly ? { watch: true } : {}) }),
-  onFrame,
-  onStatus: (st) => { S.status = st; renderConn(); },
-});
-
-if (!S.tableId) {
-  showFatal(t('err.unknown_table'));
-} else {
-  renderAll();
-  loadNeighbours().then(() => renderAll());
-  conn.connect();
+/**
+ * Start the page: `source({hello, onFrame, onStatus})` makes what feeds it
+ * frames and takes its intents (connect, send, stop, restart: net.js's
+ * Connection for the live table). `replay: {match}` draws a finished match
+ * (replay.js): watching, every hand face up. Returns the source.
+ */
+export function mountTable(source, { tableId = pageTableId, watch = watchOnly, replay = null } = {}) {
+  S.tableId = tableId;
+  S.watch = watch || !!replay;
+  S.replay = replay;
+  applyI18n();
+  wireLangToggle();
+  onLangChange(() => renderAll());
+  conn = source({
+    hello: () => ({ type: 'hello', table: S.tableId, token: S.token, last_seq: S.seq, ...(S.watch ? { watch: true } : {}) }),
+    onFrame,
+    onStatus: (st) => { S.status = st; renderConn(); },
+  });
+  if (!S.tableId) {
+    showFatal(t('err.unknown_table'));
+  } else {
+    renderAll();
+    loadNeighbours().then(() => renderAll());
+    conn.connect();
+  }
+  let resizeTimer = null;
+  new ResizeObserver(() => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(renderBoardArea, 60);
+  }).observe($('board'));
+  window.addEventListener('beforeunload', () => conn.stop());
+  return conn;
 }
-
-let resizeTimer = null;
-new ResizeObserver(() => {
-  clearTimeout(resizeTimer);
-  resizeTimer = setTimeout(renderBoardArea, 60);
-}).observe($('board'));
-
-window.addEventListener('beforeunload', () => conn.stop());

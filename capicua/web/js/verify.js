@@ -7,6 +7,7 @@
 
 import { t, has, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
 import { tileSvg } from './tiles.js';
+import { browserSha256 } from './sha256.js';
 
 const $ = (id) => document.getElementById(id);
 const h = (tag, attrs = {}, ...kids) => {
@@ -47,16 +48,6 @@ function apiUrl(query) {
 }
 
 const tileKeyText = (tl) => `${tl[0]}-${tl[1]}`;
-
-/** sha256 of the seed computed here, in hex; null where the browser offers no SubtleCrypto (plain http). */
-async function browserSha256(text) {
-  const subtle = globalThis.crypto && globalThis.crypto.subtle;
-  if (!subtle) return null;
-  try {
-    const digest = await subtle.digest('SHA-256', new TextEncoder().encode(text));
-    return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-  } catch (_) { return null; }
-}
 
 async function getJson(url) {
   const r = await fetch(url, { headers: { Accept: 'application/json' } });
