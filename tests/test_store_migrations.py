@@ -162,3 +162,31 @@ def _no_bots() -> Any:
     from capicua.server.botpool import PoolBots
 
     return PoolBots(None, (1e6, 1e6))  # the neighbours of the table mid-match never move
+
+
+def test_servers_starting_at_once_on_a_new_database_both_migrate_it(database_url: str, tmp_path: Path) -> None:
+    """Two processes migrate the same empty database at the same moment (servers
+    started together): one waits for the other and finds the schema made instead of
+    failing to make a table twice."""
+    import subprocess
+    import sys
+    import time
+
+    go = tmp_path / "go"
+    code = (
+        "import pathlib, time\n"
+        "import alembic.command\n"
+        "from capicua.store import Store\n"
+        f"store = Store({database_url!r})\n"
+        f"while not pathlib.Path({str(go)!r}).exists(): time.sleep(0.005)\n"
+        "store.migrate()\n"
+        "store.close()\n"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    time.sleep(1.0)  # let them import and wait at the line (not a timed assertion)
+    go.touch()
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], errors
+    store = Store(database_url)
+    assert revision_of(store) == head_revision()
+    store.close()

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import create_engine, event, select, update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from .models import Base, MatchEvent, MatchRow, Player, SeatRow
@@ -71,6 +71,7 @@ class Store:
         cfg.set_main_option("script_location", str(MIGRATIONS))
         cfg.set_main_option("sqlalchemy.url", self.url.replace("%", "%%"))
         with self.engine.begin() as conn:
+            _lock_for_migration(conn)
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, revision)
 
@@ -126,6 +127,20 @@ class Store:
             "scores": list(m.scores or []), "record": m.record, "seats": seats, "events": events,
             "created_at": iso_utc(m.created_at), "updated_at": iso_utc(m.updated_at),
         }
+
+
+# Any constant: the key of the advisory lock that migrations of a PostgreSQL database take.
+_MIGRATION_LOCK_KEY = 0x43415049  # "CAPI"
+
+
+def _lock_for_migration(conn: Connection) -> None:
+    """Another process may be migrating the same database right now (two servers starting
+    at once): wait for it, so that this one then finds the schema made instead of making
+    it twice (which fails). The lock ends with the migration's transaction."""
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK_KEY})")
+    elif conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")  # the database's write lock, before the version is read
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
