@@ -61,11 +61,13 @@ class PgServer:
     def __init__(self, durable: bool = False) -> None:
         self.durable = durable  # fsync and synchronous commits on, as a real server (benchmarks)
         self.bin = find_bin_dir()
-        self.root = Path(tempfile.mkdtemp(prefix="capicua-pg-"))
+        self._as_root = os.geteuid() == 0
+        # As root the server runs as postgres, who must reach the directory: under /tmp,
+        # not a TMPDIR that may be root's own.
+        self.root = Path(tempfile.mkdtemp(prefix="capicua-pg-", dir="/tmp" if self._as_root else None))
         self.data = self.root / "data"
         self.sockets = self.root / "sock"
         self.port = _free_port()
-        self._as_root = os.geteuid() == 0
         self._counter = 0
         self._lock = threading.Lock()
 
