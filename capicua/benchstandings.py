@@ -158,9 +158,10 @@ def seed(store: Store, rows: int, players: int, rng: random.Random, now: datetim
         if xp:
             conn.execute(insert(PlayerLevelRow), [{"player_id": p, "xp": x, "level": level_of(x).number,
                                                    "updated_at": now} for p, x in xp.items()])
-        # Fresh statistics for the planner, as a live database has them (PostgreSQL's
-        # autovacuum would take a while to notice a bulk load).
-        conn.execute(text("ANALYZE"))
+    # Fresh statistics for the planner and PostgreSQL's visibility map, as a live
+    # database has them (autovacuum would take a while to notice a bulk load).
+    with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text("VACUUM ANALYZE" if store.engine.dialect.name == "postgresql" else "ANALYZE"))
     return ids
 
 
