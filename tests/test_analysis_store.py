@@ -190,3 +190,31 @@ def test_a_failed_analysis_is_logged_once_and_left_out(store: Store, caplog: pyt
     assert len(warnings) == 1 and "RecordError" in warnings[0].getMessage()
     assert warnings[0].exc_info is None  # one line, no traceback
     assert stored.load(store, "t_store4", 1) == []
+
+
+def test_a_full_backlog_leaves_new_hands_to_the_first_request(store: Store) -> None:
+    played_table(store, "t_store5", "an-store-5")
+
+    async def run() -> tuple[int, Any, Any]:
+        analyst = Analyst(store, None, budget_ms=BUDGET, backlog=2)
+        for hand in (7, 8):  # two hands of another table fill the backlog (nothing has run yet)
+            analyst.hand_ended("t_other", 1, hand)
+        analyst.hand_ended("t_store5", 1, 1)
+        full = len(analyst.queued)
+        dropped = ("t_store5", 1, 1) not in analyst.queued
+        for _ in range(600):
+            if not analyst.queued:
+                break
+            await asyncio.sleep(0.05)
+        first = await analyst.answer("t_store5", "1")  # finds it missing: queued now
+        for _ in range(600):
+            if not analyst.queued:
+                break
+            await asyncio.sleep(0.05)
+        second = await analyst.answer("t_store5", "1")
+        await analyst.close()
+        return full if dropped else -1, first, second
+
+    full, first, second = asyncio.run(run())
+    assert full == 2
+    assert first[1]["status"] == "pending" and second[1]["status"] == "ready" and second[1]["hands"]

@@ -35,6 +35,10 @@ from capicua.store import analyses as stored
 log = logging.getLogger("capicua.analysis")
 
 MAX_MATCH = 10_000  # no table plays this many matches
+# Hands waiting to be analysed, at most: past it a hand that ends is not queued
+# (the analysis shares the bot pool; under load the neighbours come first). It is
+# not lost: the first request for its match finds it missing and queues it then.
+MAX_BACKLOG = 500
 Key = tuple[str, int, int]  # table, match, hand
 
 
@@ -88,10 +92,13 @@ def parse_match(raw: str) -> int:
 class Analyst:
     """Analyses finished hands one at a time, in ``executor`` (the bot pool)."""
 
-    def __init__(self, store: Store, executor: Executor | None, budget_ms: float | None = None) -> None:
+    def __init__(
+        self, store: Store, executor: Executor | None, budget_ms: float | None = None, backlog: int = MAX_BACKLOG
+    ) -> None:
         self.store = store
         self.executor = executor
         self.budget_ms = budget_ms
+        self.backlog = backlog
         self.queued: set[Key] = set()
         self.failed: set[Key] = set()
         self._queue: asyncio.Queue[Key] | None = None
@@ -104,7 +111,7 @@ class Analyst:
         self._enqueue((table_id, match_number, hand))
 
     def _enqueue(self, key: Key) -> None:
-        if key in self.queued or key in self.failed:
+        if key in self.queued or key in self.failed or len(self.queued) >= self.backlog:
             return
         if self._queue is None:
             self._queue = asyncio.Queue()
