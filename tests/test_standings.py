@@ -85,6 +85,18 @@ def test_the_anchors_stand_for_every_level_and_order_them() -> None:
         assert abs(predicted - estimate) < 0.02
 
 
+def test_the_neighbours_anchors_never_move() -> None:
+    anchors = dict(BOT_ANCHORS)
+    ratings: dict[str, Rating] = {}
+    for i in range(30):  # the guest beats experto rivals thirty times
+        rows = [_row(0, 0, True, "p_a"), _row(1, 1, False, level="experto"), _row(2, 0, True, level="medio"),
+                _row(3, 1, False, level="experto")]
+        ratings = {**ratings, **rate_match(rows, ratings)}
+        assert set(ratings) == {"p_a"}, i  # only guests have ratings to keep
+    assert BOT_ANCHORS == anchors and bot_rating("experto") == Rating(anchors["experto"], BOT_SIGMA)
+    assert ratings["p_a"].mu > anchors["experto"]
+
+
 def test_beating_experto_counts_more_than_beating_botagorda() -> None:
     def gain(level: str) -> float:
         rows = [_row(0, 0, True, "p_a"), _row(1, 1, False, level=level), _row(2, 0, True, level=level),
