@@ -101,7 +101,7 @@ class PgServer:
 
         with psycopg.connect(host=str(self.sockets), port=self.port, user=SUPERUSER, dbname="postgres",
                              autocommit=True) as conn:
-            conn.execute(sql)  # type: ignore[arg-type]
+            conn.execute(sql)
 
     def create_database(self) -> str:
         """A fresh, empty database (a copy of ``template0``): returns its URL."""
