@@ -78,8 +78,8 @@ function saidUpTo(f, before) {
 
 /**
  * Show step `si` of hand `hi`. The step right after the one shown plays as
- * the live table would (its events, then what was said); any other jump is a
- * sync: the table as it was at that step, at once.
+ * the live table played it (its events, then what was said); any other jump
+ * is a sync: the table as it was at that step, at once.
  */
 function go(hi, si, { animate = false } = {}) {
   const f = frameAt(hi, si);
@@ -90,6 +90,9 @@ function go(hi, si, { animate = false } = {}) {
   R.hand = hi;
   R.step = si;
   if (animate && isNext) {
+    // The step before as it ended (what of its effects is still pending is dropped: stepping on
+    // quickly never leaves a queue of stale effects), then this step as the live table played it.
+    R.feed({ type: 'sync', seq: before.seq, view: before.view });
     R.feed(f);
     for (const s of saidUpTo(f, before)) R.feed(s);
   } else {
@@ -265,16 +268,21 @@ function renderControls() {
   where.dataset.step = String(R.step);
 }
 
+const drawn = { timeline: '', proof: '' }; // what the list and the proof show now: redrawn only when it changes
+
 function renderTimeline() {
   const box = $('rp-timeline');
+  const key = `${R.hand}:${lang()}:${R.analysis.status}`;
+  if (drawn.timeline === key) { markStep(box); return; }
+  drawn.timeline = key;
   const marks = costliestBySteps(R.hand);
   const items = frames().map((f, si) => {
     const lines = f.events.map((e) => eventLine(e.event, f.view)).filter(Boolean);
     const said = saidUpTo(f, si > 0 ? frames()[si - 1] : (R.hand > 0 ? frames(R.hand - 1).at(-1) : null));
     const costly = marks.get(si) || [];
     const played = f.events.find((e) => e.event.kind === 'play');
-    return h('li', { class: `rp-step${si === R.step ? ' rp-step--now' : ''}${costly.length ? ' rp-step--costly' : ''}`, 'data-step': si },
-      h('button', { type: 'button', class: 'rp-step-btn', 'data-testid': 'replay-step', 'aria-current': si === R.step ? 'step' : false, onclick: () => { pause(); go(R.hand, si); } },
+    return h('li', { class: `rp-step${costly.length ? ' rp-step--costly' : ''}`, 'data-step': si },
+      h('button', { type: 'button', class: 'rp-step-btn', 'data-testid': 'replay-step', onclick: () => { pause(); go(R.hand, si); } },
         h('span', { class: 'rp-n', text: String(si) }),
         played ? tileSvg(played.event.tile[0], played.event.tile[1], { horizontal: true }) : null,
         h('span', { class: 'rp-lines' }, ...lines.map((l) => h('span', { class: 'rp-line', text: l })))),
@@ -283,9 +291,20 @@ function renderTimeline() {
       ...costly.map((c) => h('p', { class: 'rp-costly', 'data-testid': 'replay-costly' }, h('b', { text: `${seatName(c.seat)}: ` }), h('span', { text: c.words }))));
   });
   box.replaceChildren(...items);
-  const now = box.querySelector('.rp-step--now');
-  // The step shown stays in sight in the list (the list scrolls, never the page).
-  if (now && box.scrollHeight > box.clientHeight) box.scrollTop = Math.max(0, now.offsetTop - box.clientHeight / 2);
+  markStep(box);
+}
+
+/** The step shown, marked in the list and kept in sight (the list scrolls, never the page). */
+function markStep(box) {
+  for (const li of box.querySelectorAll('.rp-step--now')) {
+    li.classList.remove('rp-step--now');
+    li.firstChild.removeAttribute('aria-current');
+  }
+  const now = box.querySelector(`.rp-step[data-step="${R.step}"]`);
+  if (!now) return;
+  now.classList.add('rp-step--now');
+  now.firstChild.setAttribute('aria-current', 'step');
+  if (box.scrollHeight > box.clientHeight) box.scrollTop = Math.max(0, now.offsetTop - box.clientHeight / 2);
 }
 
 function tileRow(tiles, testid) {
@@ -298,6 +317,9 @@ function renderProof() {
   const p = hands()[R.hand] && hands()[R.hand].proof;
   if (!p) { box.replaceChildren(h('p', { class: 'muted', text: t('replay.proof.none') })); return; }
   const local = R.localHash.get(R.hand);
+  const key = `${R.hand}:${lang()}:${local}`;
+  if (drawn.proof === key) return;
+  drawn.proof = key;
   const localOk = typeof local === 'string' ? local === p.published_hash : null;
   const ok = p.hash_ok === true && p.deal_matches === true && localOk !== false;
   const q = new URLSearchParams({ table: tableId, hand: String(R.hand + 1), match: String(R.data.match) });
