@@ -55,6 +55,48 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _run(bin_dir: Path, *args: str) -> None:
+    """A PostgreSQL program; as root, as the postgres user (initdb refuses root)."""
+    cmd = [str(bin_dir / args[0]), *args[1:]]
+    if os.geteuid() == 0:
+        cmd = ["runuser", "-u", "postgres", "--", *cmd]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{args[0]} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}")
+
+
+def _remove_cluster(bin_dir: Path, root: Path) -> None:
+    if (root / "data").exists():
+        try:
+            _run(bin_dir, "pg_ctl", "-D", str(root / "data"), "-w", "-s", "-m", "immediate", "stop")
+        except RuntimeError:
+            pass  # never started, or already gone: the directory goes all the same
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def reap_orphans(bin_dir: Path) -> None:
+    """Stop and delete the clusters of test processes that died without stopping them
+    (killed by a timeout, say): each cluster's directory names its owner's pid."""
+    places = {Path("/tmp"), Path(tempfile.gettempdir())}
+    for owner in (o for place in places for o in place.glob("capicua-pg-*/owner")):
+        try:
+            pid = int(owner.read_text())
+        except (OSError, ValueError):
+            continue
+        if not _alive(pid):
+            _remove_cluster(bin_dir, owner.parent)
+
+
 class PgServer:
     """One cluster: :meth:`start`, then :meth:`create_database` per test, :meth:`stop`."""
 
@@ -72,14 +114,11 @@ class PgServer:
         self._lock = threading.Lock()
 
     def _run(self, *args: str) -> None:
-        cmd = [str(self.bin / args[0]), *args[1:]]
-        if self._as_root:
-            cmd = ["runuser", "-u", "postgres", "--", *cmd]
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"{args[0]} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}")
+        _run(self.bin, *args)
 
     def start(self) -> PgServer:
+        reap_orphans(self.bin)
+        (self.root / "owner").write_text(str(os.getpid()))
         self.sockets.mkdir()
         if self._as_root:
             shutil.chown(self.root, "postgres", "postgres")
@@ -118,12 +157,7 @@ class PgServer:
         self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
     def stop(self) -> None:
-        if self.data.exists():
-            try:
-                self._run("pg_ctl", "-D", str(self.data), "-w", "-s", "-m", "immediate", "stop")
-            except RuntimeError:
-                pass  # never started, or already gone: the directory goes all the same
-        shutil.rmtree(self.root, ignore_errors=True)
+        _remove_cluster(self.bin, self.root)
 
 
 if __name__ == "__main__":

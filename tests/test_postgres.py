@@ -125,3 +125,31 @@ def test_many_tables_on_several_writers_keep_every_log_whole_and_fenced(database
         assert said == list(range(1, 22 if t == tables[1] else 21))
     log.close()
     store.close()
+
+
+def test_a_cluster_whose_test_process_was_killed_is_stopped_by_the_next_one() -> None:
+    """A test process killed by a timeout never stops its cluster; the next cluster's
+    start stops and deletes it (its directory names its owner, who is gone)."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import psycopg
+    from pgserver import find_bin_dir, reap_orphans
+
+    here = Path(__file__).resolve().parent
+    proc = subprocess.Popen([sys.executable, str(here / "pgserver.py")], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    root = Path(url.split("host=")[1].split("&")[0]).parent
+    dsn = url.replace("postgresql+psycopg://", "postgresql://")
+    psycopg.connect(dsn).close()  # it serves
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=GUARD_S)
+    assert root.exists()
+    reap_orphans(find_bin_dir())
+    assert not root.exists()
+    with pytest.raises(psycopg.OperationalError):
+        psycopg.connect(dsn, connect_timeout=5).close()
