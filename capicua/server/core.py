@@ -100,7 +100,17 @@ class Reopen:
     """The table was loaded again: the sockets of before are gone."""
 
 
-Command = Join | Leave | FromConn | BotAnswer | TimerFired | Reopen
+@dataclass(frozen=True, slots=True)
+class PlayerLevels:
+    """The standings' level of guests at the table, ``(seat, player, {"number", "name",
+    "name_en"})``: read from the store by the shell, or told by a match's honours. Not
+    logged (a level belongs to the standings, not to the table); a seat another player
+    took meanwhile is left alone."""
+
+    levels: tuple[tuple[int, str, dict[str, Any]], ...]
+
+
+Command = Join | Leave | FromConn | BotAnswer | TimerFired | Reopen | PlayerLevels
 
 
 # ------------------------------------------------------------------ effects
@@ -303,6 +313,8 @@ class TableCore:
                 self._bot_answer(cmd, now, out)
             elif isinstance(cmd, TimerFired):
                 self._timer_fired(cmd, now, out)
+            elif isinstance(cmd, PlayerLevels):
+                self._player_levels(cmd, out)
             elif isinstance(cmd, Reopen):
                 self._timers.clear()
                 self._asked = None
@@ -339,6 +351,16 @@ class TableCore:
         entry["at"] = now
         self._apply(entry, out.frames)
         out.entries.append(entry)
+
+    def _player_levels(self, cmd: PlayerLevels, out: Outcome) -> None:
+        for seat, player, level in cmd.levels:
+            s = self.seats[seat] if 0 <= seat < len(self.seats) else None
+            if s is not None and s.is_human and s.player == player:
+                s.player_level = dict(level)
+        key = self._table_key()
+        if key != self._last_table:
+            self._last_table = key
+            out.frames.append((ALL, protocol.table_frame(self.seq, self.table_state())))
 
     # -- joining and leaving
 
@@ -701,7 +723,10 @@ class TableCore:
     def _table_key(self) -> tuple[Any, ...]:
         """Everything :meth:`table_state` shows, compared after every entry (cheaper
         than building the state: most entries are moves that change none of it)."""
-        seats = tuple((s.kind, s.name, s.player, s.level, s.character, s.online, s.controller) for s in self.seats)
+        seats = tuple(
+            (s.kind, s.name, s.player, s.level, s.character, s.online, s.controller, (s.player_level or {}).get("number"))
+            for s in self.seats
+        )
         return (self.status, self.watchers, self.grace, self.turn_timer, self.match_number, self._turn_deadline(), seats)
 
     def _apply_presence(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:

@@ -31,6 +31,9 @@ class Seat:
     online: bool = False
     controller: str = HUMAN  # human | stand_in (humans only)
     offline_since: int | None = None  # ms, when the last socket of a human seat closed
+    # A guest's level in the standings ({"number", "name", "name_en"}), shown beside
+    # their name: told by the table shell from the store, never logged (None: not known yet).
+    player_level: dict[str, Any] | None = None
 
     @property
     def is_bot(self) -> bool:
@@ -72,6 +75,7 @@ class Seat:
             out.update(_character_public(self.character))
         elif self.kind == HUMAN:
             out["connected"] = self.online
+            out["player_level"] = self.player_level
             out["stand_in"] = None
             if self.controller == STAND_IN:
                 ch = neighbours.BY_ID.get(self.character or "")

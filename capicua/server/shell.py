@@ -34,13 +34,14 @@ from capicua.server.core import (
     FromConn,
     Leave,
     Outcome,
+    PlayerLevels,
     StartTimer,
     TableCore,
     TimerFired,
     conn_audience,
     seat_audience,
 )
-from capicua.server.honours import HonoursSource
+from capicua.server.honours import HonoursSource, LevelSource
 from capicua.server.ports import (
     BotPool,
     Bus,
@@ -94,6 +95,8 @@ class TableShell:
         # has ended and is stored: the experto's analysis (capicua.server.analysis_http).
         self.on_hand_end: Callable[[str, int, int], None] | None = None
         self._hand_told: tuple[int, int] | None = None
+        self._levels_asked: set[tuple[int, str]] = set()  # (seat, player) whose level was asked
+        self._level_reads: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------- running
 
@@ -120,6 +123,8 @@ class TableShell:
         self._timers.clear()
         for task in list(self._bot_tasks):
             task.cancel()
+        for read in list(self._level_reads):
+            read.cancel()
         if self._task is not None and self._task is not asyncio.current_task():
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -154,6 +159,7 @@ class TableShell:
         await self._announce_honours(out)
         self._run_effects(out)
         self._tell_hand_end()
+        self._ask_levels()
         return True
 
     async def _persist(self, out: Outcome) -> None:
@@ -243,9 +249,42 @@ class TableShell:
         except LogUnavailable:
             log.warning("table %s: the honours of match %d could not be read", self.id, p.match_number)
             return
+        risen = []
         for h in found:
             frame = protocol.honours_frame(h["seat"], h["level_up"], h["achievements"])
             self.bus.publish(self.id, seat_audience(h["seat"]), dumps(frame))
+            player = self.core.seats[h["seat"]].player
+            if h["level_up"] is not None and player is not None:
+                risen.append((h["seat"], player, h["level_up"]))
+        if risen:
+            self.post(PlayerLevels(tuple(risen)))  # the new level beside the name, for everyone
+
+    def _ask_levels(self) -> None:
+        """Read the standings' level of each guest newly seated (shown beside their name,
+        docs/protocol.md): off the table's turn, told back as a :class:`PlayerLevels`."""
+        if not isinstance(self.log, LevelSource):
+            return
+        seated = {(s.seat, s.player) for s in self.core.seats if s.is_human and s.player is not None}
+        self._levels_asked &= seated  # a seat left and taken again is asked again
+        want = sorted(
+            (seat, player) for seat, player in seated
+            if self.core.seats[seat].player_level is None and (seat, player) not in self._levels_asked
+        )
+        if not want:
+            return
+        self._levels_asked.update(want)
+        read = asyncio.get_running_loop().create_task(self._read_levels(self.log, want))
+        self._level_reads.add(read)
+        read.add_done_callback(self._level_reads.discard)
+
+    async def _read_levels(self, source: LevelSource, want: list[tuple[int, str]]) -> None:
+        try:
+            found = await source.levels([player for _, player in want])
+        except Exception as exc:  # the store is down, or closing with the server: no level shown yet
+            log.warning("table %s: the players' levels could not be read: %s", self.id, type(exc).__name__)
+            self._levels_asked.difference_update(want)  # asked again after the next command
+            return
+        self.post(PlayerLevels(tuple((seat, player, found[player]) for seat, player in want if player in found)))
 
     def _fire(self, key: str) -> None:
         self._timers.pop(key, None)

@@ -267,6 +267,17 @@ def honours(store: Store, table_id: str, number: int) -> list[dict[str, Any]]:
     return out
 
 
+def levels_of(store: Store, players: list[str]) -> dict[str, dict[str, Any]]:
+    """Each guest's level, ``{"number", "name", "name_en"}`` (a guest never counted is
+    a mirón): what the table shows beside their name."""
+    with store.sessions() as s:
+        xp = dict(
+            s.execute(select(PlayerLevelRow.player_id, PlayerLevelRow.xp).where(PlayerLevelRow.player_id.in_(players))).all()
+        )
+    named = {pid: level_of(xp.get(pid, 0)) for pid in players}
+    return {pid: {"number": lv.number, "name": lv.name, "name_en": lv.name_en} for pid, lv in named.items()}
+
+
 def _catalogue_order(aid: str) -> int:
     return [a.id for a in ach.CATALOGUE].index(aid) if aid in ach.BY_ID else len(ach.CATALOGUE)
 
