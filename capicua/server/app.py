@@ -51,7 +51,7 @@ log = logging.getLogger("capicua.server")
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 PAGES = {"/": "index.html", "/t/{table_id}": "table.html", "/rules": "rules.html", "/vocab": "vocab.html",
-         "/verify": "verify.html"}
+         "/verify": "verify.html", "/leaderboard": "leaderboard.html", "/player/{player_id}": "player.html"}
 
 
 def default_executor() -> Executor:

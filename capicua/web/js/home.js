@@ -4,11 +4,13 @@
 // (the engine's answer): the games, their defaults and their seat choices; the
 // page states no rule. POST /api/tables with this browser's one token (guest.js),
 // keep the token it answers, remember the table, go to /t/<id>.
-// "Tus mesas abiertas" asks GET /api/tables/<id> for each remembered table.
+// "Tus mesas abiertas" asks GET /api/tables/<id> for each remembered table;
+// "Tabla de posiciones" and, for a browser with a token, "Mi perfil" (me.js).
 
 import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
 import { tileSvg } from './tiles.js';
 import { TABLE_KEY, readToken, saveToken, readNickname, saveNickname, rememberTable } from './guest.js';
+import { wireProfileLink } from './me.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -394,3 +396,4 @@ $('new-table').addEventListener('submit', submit);
 onLangChange(renderAll);
 loadPresets();
 loadOpenTables();
+wireProfileLink($('my-profile'));

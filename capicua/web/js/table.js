@@ -43,6 +43,7 @@ const S = {
   tableId: pageTableId,
   watch: watchOnly, // this page only watches: its hello says so, and no notice explains it
   replay: null, // {match}: the frames are a finished match's, every hand face up (replay.js)
+  honours: null, // the last honours frame (a level-up, achievements), shown until closed or the next match
   token: readToken(), // this browser's one token (guest.js); null until it signs in
   seat: null, // the seat this socket plays as the last welcome said (null: watching)
   host: false, // this browser opened the table: its seat is TABLE.host_seat
@@ -119,10 +120,14 @@ function seatName(seat) {
   if (nPlayers() === 4) return [t('seat.you'), t('seat.right'), t('seat.partner'), t('seat.left')][rel];
   return t('seat.name', { n: seat + 1 });
 }
+/** A neighbour's bot level, or a guest's level in the standings (the seat's player_level). */
 function seatLevel(seat) {
-  const lv = seatInfo(seat).level;
+  const info = seatInfo(seat);
+  if (info.kind === 'human') return info.player_level ? t('seat.player_level', { name: levelName(info.player_level) }) : '';
+  const lv = info.level;
   return lv ? (has(`levelshort.${lv}`) ? t(`levelshort.${lv}`) : lv) : '';
 }
+const levelName = (level) => (lang() === 'en' && level.name_en ? level.name_en : level.name);
 function teamLabel(team) {
   if (!partnership()) return seatName(team);
   if (!isPlayer()) return team === 0 ? t('team.ns') : t('team.ew');
@@ -359,7 +364,7 @@ function renderSeats() {
     card.el.dataset.team = teams()[s] ?? '';
     const count = counts[s] ?? 0;
     const countText = count === 1 ? t('seat.tile1') : t('seat.tiles', { n: count });
-    const lvl = me ? '' : seatLevel(s);
+    const lvl = seatLevel(s); // my own seat is a guest's: my level in the standings
     const pip = pips && pips[s] !== undefined && pips[s] !== null ? t('seat.pips', { n: pips[s] }) : '';
     const passed = (v.passed_on && v.passed_on[s]) || [];
     const info = seatInfo(s);
@@ -369,7 +374,7 @@ function renderSeats() {
     fill(card.id, avatar, h('div', { class: 'seat-meta' },
       h('span', { class: 'seat-name', 'data-testid': 'seat-name', text: seatName(s) }),
       standInLine(info),
-      lvl ? h('span', { class: 'seat-sub', text: lvl }) : null,
+      lvl ? h('span', { class: 'seat-sub', 'data-testid': seatIsHuman(s) ? 'seat-level' : null, text: lvl }) : null,
       pip ? h('span', { class: 'seat-pips', text: pip }) : null,
       h('div', { class: 'seat-chips' }, ...seatChips(s, onTurn, me)),
       passed.length ? h('span', { class: 'passed', title: t('seat.passed', { nums: passed.join(', ') }) }, ...passed.map((x) => h('b', { text: String(x) }))) : null));
@@ -1008,7 +1013,26 @@ function renderMatchOver() {
     mr.pollona ? h('div', { class: cls }, pollito(), h('p', {}, h('strong', { text: t('banner.pollona') }), ' ', lost ? t('match.pollona.them') : t('match.pollona'))) : null,
     mr.viajera ? h('p', { class: `${cls} viajera` }, h('strong', { text: t('banner.viajera') }), ' ', t(lost ? 'match.viajera.them' : 'match.viajera', { target: (v.rules || {}).target })) : null,
     replayLink(),
+    S.replay ? null : h('p', { class: 'replay-link' }, h('a', { class: 'btn', href: '/leaderboard', 'data-testid': 'leaderboard-link', text: t('nav.leaderboard') })),
   );
+}
+
+/** The honours frame: what the match just ended gave me (a level, achievements), celebrated until closed. */
+function renderHonours() {
+  const f = S.honours;
+  let box = document.getElementById('honours');
+  if (!f || S.replay) { if (box) box.remove(); return; }
+  if (!box) {
+    box = h('section', { id: 'honours', class: 'honours', 'data-testid': 'honours', role: 'status', 'aria-live': 'polite' });
+    document.body.append(box);
+  }
+  fill(box,
+    h('span', { class: 'honours-star', 'aria-hidden': 'true', text: '★' }),
+    h('div', { class: 'honours-text' },
+      f.level_up ? h('p', { class: 'honours-level', 'data-testid': 'honours-level', text: t('honours.level_up', { name: levelName(f.level_up) }) }) : null,
+      ...(f.achievements || []).map((a) => h('p', { class: 'honours-ach', 'data-testid': 'honours-achievement', 'data-id': a.id, text: t('honours.achievement', { name: levelName(a) }) }))),
+    h('button', { type: 'button', class: 'icon-btn honours-close', 'data-testid': 'honours-close', 'aria-label': t('honours.close'), title: t('honours.close'), text: '×',
+      onclick: () => { S.honours = null; renderHonours(); } }));
 }
 
 /** "Ver la repetición": the finished match, hand by hand (not on the replay itself). */
@@ -1166,6 +1190,7 @@ function renderAll() {
   renderStatus();
   renderToggles();
   renderPanel();
+  renderHonours();
 }
 
 // ---------------------------------------------------------------- events
@@ -1515,7 +1540,7 @@ function welcomed(f) {
 /** A table frame, before it replaces S.tableInfo: a new match ("Otra partida") opens its hands' sheets afresh. */
 function followTable(next) {
   const before = S.tableInfo;
-  if (before && next && next.match_number !== before.match_number) S.panelHandShown = null;
+  if (before && next && next.match_number !== before.match_number) { S.panelHandShown = null; S.honours = null; }
 }
 
 function onFrame(f) {
@@ -1558,6 +1583,10 @@ function onFrame(f) {
       break;
     case 'said':
       showBubble(f.seat, f.es, f.en, { name: typeof f.name === 'string' ? f.name : '', by: f.by });
+      break;
+    case 'honours':
+      S.honours = f.level_up || (f.achievements && f.achievements.length) ? f : null;
+      renderHonours();
       break;
     case 'paused':
       S.paused = f.paused;
