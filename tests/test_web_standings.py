@@ -151,6 +151,23 @@ def test_the_leaderboard_shows_the_apis_rows_its_filters_change_them_and_my_plac
             assert page.errors == []
         finally:
             ctx.close()
+    # The home page links the leaderboard, and my profile once it knows my token's player.
+    ctx, page = open_page(browser, f"{srv.base}/", token=cuca_token, width=360)
+    try:
+        assert page.locator('[data-testid="leaderboard-link"]').get_attribute("href") == "/leaderboard"
+        page.wait_for_selector('[data-testid="my-profile"]:not([hidden])', timeout=WAIT_MS)
+        assert page.locator('[data-testid="my-profile"]').get_attribute("href") == f"/player/{cuca}"
+        assert page.inner_text('[data-testid="my-profile"]') == "Mi perfil"
+        assert_no_hscroll(page, 360)
+    finally:
+        ctx.close()
+    ctx, page = open_page(browser, f"{srv.base}/")  # no token: no profile to link
+    try:
+        page.wait_for_selector('[data-testid="leaderboard-link"]', timeout=WAIT_MS)
+        page.wait_for_load_state("networkidle")
+        assert page.locator('[data-testid="my-profile"]').is_hidden()
+    finally:
+        ctx.close()
 
 
 # ------------------------------------------------------------------ the profile
