@@ -133,7 +133,7 @@ def test_a_replay_of_a_later_match_numbers_its_events_after_the_earlier_one(live
     c.close()
     one, two = srv.get(f"/api/replay/{table_id}/1").json(), srv.get(f"/api/replay/{table_id}/2").json()
     assert one["hands"][-1]["frames"][-1]["seq"] == first_end["seq"]
-    assert two["hands"][0]["frames"][0]["seq"] == first_end["seq"] + 1
+    assert two["hands"][0]["frames"][0]["events"][0]["seq"] == first_end["seq"] + 1
     assert two["hands"][-1]["frames"][-1]["seq"] == second_end["seq"]
     # The last step shows what the guest saw at the end (but for their own seat and tiles: a replay is a spectator's).
     public = ("seat", "hand", "legal")
