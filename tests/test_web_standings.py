@@ -208,6 +208,7 @@ def test_a_profile_shows_level_progress_chart_achievements_and_recent_matches(br
             assert results == ["Perdió", "Ganó", "Perdió", "Ganó"]
             assert_no_hscroll(page, width)
             shot(page, f"profile-{width}.png")
+            page.screenshot(path=str(web.ARTIFACTS / f"profile-{width}-full.png"), full_page=True)
             if width == 1280:
                 page.click('[data-testid="lang-toggle"]')
                 assert page.inner_text('[data-testid="pf-level-name"]') == level["name_en"]
