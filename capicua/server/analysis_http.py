@@ -135,11 +135,15 @@ class Analyst:
 
     async def _analyse(self, key: Key) -> None:
         table_id, match_number, hand = key
-        found = await asyncio.to_thread(self._decisions, key)
+        found = await asyncio.to_thread(self._inputs, key)
         if found is None:
             return  # analysed already, or nothing a player chose
-        seats, todo = found
+        record, seats, chosen_by = found
         loop = asyncio.get_running_loop()
+        # Replaying the record is CPU work too: in the pool, not in a thread of the server.
+        todo = await loop.run_in_executor(
+            self.executor, analysis.decisions, record, hand, seats, table_id, match_number, chosen_by
+        )
         judged = []
         for decision in todo:
             values = await loop.run_in_executor(self.executor, analysis.search, decision, self.budget_ms)
@@ -147,9 +151,9 @@ class Analyst:
         results = analysis.summarise(hand, seats, judged)
         await asyncio.to_thread(stored.save, self.store, table_id, match_number, hand, results)
 
-    def _decisions(self, key: Key) -> tuple[list[int], list[analysis.Decision]] | None:
-        """The seats and decisions to search for ``key`` (in a thread): None when
-        they are stored already or the hand has none a player chose."""
+    def _inputs(self, key: Key) -> tuple[dict[str, Any], list[int], list[str]] | None:
+        """The record, seats and who chose each move for ``key`` (in a thread): None
+        when the hand is stored already or has no move a player chose."""
         table_id, match_number, hand = key
         inputs = stored.inputs(self.store, table_id, match_number)
         if inputs is None or inputs.record is None:
@@ -161,7 +165,7 @@ class Analyst:
         have = {(a["hand"], a["seat"]) for a in stored.load(self.store, table_id, match_number)}
         if all((hand, s) in have for s in seats):
             return None
-        return seats, analysis.decisions(inputs.record, hand, seats, table_id, match_number, chosen_by)
+        return inputs.record, seats, chosen_by
 
     async def close(self) -> None:
         if self._worker is not None:

@@ -34,6 +34,7 @@ from capicua.server.analysis_http import endpoint as analysis_endpoint
 from capicua.server.api import Api
 from capicua.server.botpool import PoolBots
 from capicua.server.core import CoreConfig
+from capicua.server.heap import FREEZE_EVERY_S, HeapKeeper
 from capicua.server.honours import StandingsLog
 from capicua.server.httpedge import uvicorn_config
 from capicua.server.identity import Guests
@@ -66,6 +67,24 @@ def default_executor() -> Executor:
     )
 
 
+def analysis_executor() -> Executor:
+    """The experto's analysis of finished hands: one worker process at the lowest CPU
+    priority, apart from the bots' pool. The analysis of a hand costs ~0.2 s of CPU
+    and a thousand tables end ~15 hands a second: on the bots' pool (or the server's
+    threads) it took the CPU the neighbours and the event loop need; niced, it
+    takes only what they leave, and its backlog waits (docs/analysis.md)."""
+    ctx = multiprocessing.get_context("forkserver")
+    with contextlib.suppress(Exception):
+        ctx.set_forkserver_preload(["capicua.bots", "capicua.server.botpool"])
+    return ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_nice_analysis_worker)
+
+
+def _nice_analysis_worker() -> None:
+    with contextlib.suppress(OSError):
+        os.nice(19)
+    _warm_bot_worker()
+
+
 def _settle_the_heap() -> None:
     """Move everything loaded at startup (the bots' JIT kernel, numpy, SQLAlchemy:
     over 100,000 objects) out of the garbage collector's reach. A full collection
@@ -82,14 +101,20 @@ LOOP_LAG_WARNING = 0.25  # seconds the event loop may be late before the log say
 
 
 async def _watch_loop(every: float = 0.1) -> None:
-    """Warn when the event loop was blocked (every table waits while it is)."""
+    """Warn when the event loop was blocked (every table waits while it is), and
+    keep the collector's pauses short (capicua.server.heap)."""
     loop = asyncio.get_running_loop()
+    heap = HeapKeeper()
+    last_freeze = loop.time()
     while True:
         start = loop.time()
         await asyncio.sleep(every)
         late = loop.time() - start - every
         if late > LOOP_LAG_WARNING:
             log.warning("the event loop was blocked for %.0f ms", late * 1000)
+        if loop.time() - last_freeze >= FREEZE_EVERY_S:
+            last_freeze = loop.time()
+            heap.step()
 
 
 def _warm_bot_worker() -> None:
@@ -146,7 +171,9 @@ def create_app(
             CoreConfig(auto_next_ms=next_ms), idle_ms=int(idle_s * 1000),
         )
         guests = Guests(store, guest_threads)
-        analyst = Analyst(store, pool)
+        # Tests hand in one pool for everything; a server of its own analyses apart.
+        analysis_pool = analysis_executor() if own_executor else pool
+        analyst = Analyst(store, analysis_pool)
         tables.on_hand_end = analyst.hand_ended
         services["analyst"] = analyst
         services["api"] = Api(tables, guests, event_log, table_rate, body_timeout)
@@ -170,6 +197,7 @@ def create_app(
             guest_threads.shutdown(wait=True)
             if own_executor:
                 pool.shutdown(wait=False, cancel_futures=True)
+                analysis_pool.shutdown(wait=False, cancel_futures=True)
             store.close()
 
     def page(name: str) -> Any:
