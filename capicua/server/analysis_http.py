@@ -2,10 +2,10 @@
 served by ``GET /api/analysis/{table_id}/{match_number}`` (docs/analysis.md).
 
 :class:`Analyst` takes the hands that ended (the table shell tells it, through
-``Tables.on_hand_end``) and analyses them one at a time: the record is read and
-replayed in a thread, each decision is searched in the bot pool as a job of its
-own (about one bot decision's time, so the neighbours' moves never queue behind
-a whole hand), and the result is written to the store. Nothing of it runs on the
+``Tables.on_hand_end``) and analyses them one at a time, each hand as one job of
+the analysis pool (capicua.server.app.analysis_executor: a worker at the lowest
+CPU priority, apart from the neighbours' pool): the record is read and replayed,
+each decision searched, and the result written to the store, all in the worker. Nothing of it runs on the
 event loop, and a table never waits for it. A hand whose analysis failed is
 logged once and left out; the answer for a match then leaves it out too.
 
@@ -83,6 +83,35 @@ def expected(inputs: stored.MatchInputs, match_number: int) -> dict[int, tuple[l
     return out
 
 
+_WORKER_STORES: dict[str, Store] = {}  # per worker process: one store per database
+
+
+def analyse_stored_hand(database_url: str, key: Key, budget_ms: float | None = None) -> bool:
+    """Analyse hand ``key`` from the store and save the result (in a worker of the
+    analysis pool). False when there was nothing to do: the hand is analysed
+    already, or has no move a player chose."""
+    store = _WORKER_STORES.get(database_url)
+    if store is None:
+        store = _WORKER_STORES[database_url] = Store(database_url)
+    table_id, match_number, hand = key
+    inputs = stored.inputs(store, table_id, match_number)
+    if inputs is None or inputs.record is None:
+        return False
+    todo = expected(inputs, match_number).get(hand)
+    if todo is None:
+        return False
+    seats, chosen_by = todo
+    have = {(a["hand"], a["seat"]) for a in stored.load(store, table_id, match_number)}
+    if all((hand, s) in have for s in seats):
+        return False
+    judged = [
+        analysis.judge(d, analysis.search(d, budget_ms))
+        for d in analysis.decisions(inputs.record, hand, seats, table_id, match_number, chosen_by)
+    ]
+    stored.save(store, table_id, match_number, hand, analysis.summarise(hand, seats, judged))
+    return True
+
+
 def parse_match(raw: str) -> int:
     if not raw.isascii() or not raw.isdigit() or len(raw) > len(str(MAX_MATCH)) or not 1 <= int(raw) <= MAX_MATCH:
         raise AnalysisError("malformed", f"a match is a number from 1 to {MAX_MATCH}", 400)
@@ -134,38 +163,11 @@ class Analyst:
                 self.queued.discard(key)
 
     async def _analyse(self, key: Key) -> None:
-        table_id, match_number, hand = key
-        found = await asyncio.to_thread(self._inputs, key)
-        if found is None:
-            return  # analysed already, or nothing a player chose
-        record, seats, chosen_by = found
+        # The whole hand is one job of the analysis pool: reading the record and the
+        # log, replaying, searching and saving. None of it runs in the server's
+        # process, whose threads share the interpreter with the event loop.
         loop = asyncio.get_running_loop()
-        # Replaying the record is CPU work too: in the pool, not in a thread of the server.
-        todo = await loop.run_in_executor(
-            self.executor, analysis.decisions, record, hand, seats, table_id, match_number, chosen_by
-        )
-        judged = []
-        for decision in todo:
-            values = await loop.run_in_executor(self.executor, analysis.search, decision, self.budget_ms)
-            judged.append(analysis.judge(decision, values))
-        results = analysis.summarise(hand, seats, judged)
-        await asyncio.to_thread(stored.save, self.store, table_id, match_number, hand, results)
-
-    def _inputs(self, key: Key) -> tuple[dict[str, Any], list[int], list[str]] | None:
-        """The record, seats and who chose each move for ``key`` (in a thread): None
-        when the hand is stored already or has no move a player chose."""
-        table_id, match_number, hand = key
-        inputs = stored.inputs(self.store, table_id, match_number)
-        if inputs is None or inputs.record is None:
-            return None
-        todo = expected(inputs, match_number).get(hand)
-        if todo is None:
-            return None
-        seats, chosen_by = todo
-        have = {(a["hand"], a["seat"]) for a in stored.load(self.store, table_id, match_number)}
-        if all((hand, s) in have for s in seats):
-            return None
-        return inputs.record, seats, chosen_by
+        await loop.run_in_executor(self.executor, analyse_stored_hand, self.store.url, key, self.budget_ms)
 
     async def close(self) -> None:
         if self._worker is not None:
@@ -217,4 +219,4 @@ def endpoint(analyst: Callable[[], Analyst]) -> Callable[[Request], Any]:
     return get
 
 
-__all__ = ["Analyst", "AnalysisError", "choices", "endpoint", "expected"]
+__all__ = ["Analyst", "AnalysisError", "analyse_stored_hand", "choices", "endpoint", "expected"]
