@@ -218,3 +218,44 @@ def test_a_full_backlog_leaves_new_hands_to_the_first_request(store: Store) -> N
     full, first, second = asyncio.run(run())
     assert full == 2
     assert first[1]["status"] == "pending" and second[1]["status"] == "ready" and second[1]["hands"]
+
+
+def test_the_analyst_rests_for_the_rest_of_its_duty_cycle(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``duty=0.25`` the analyst rests three times as long as each hand took."""
+    import capicua.server.analysis_http as http
+
+    record = played_table(store, "t_duty", "an-duty", stand_in_from=3)
+    hands = len(record["hands"])
+    rests: list[float] = []
+    took: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def sleep(seconds: float) -> None:
+        rests.append(seconds)
+        await real_sleep(0)
+
+    def slow(url: str, key: Any, budget_ms: Any = None) -> bool:
+        import time
+
+        started = time.monotonic()
+        time.sleep(0.02)
+        took.append(time.monotonic() - started)
+        return True
+
+    monkeypatch.setattr(http, "analyse_stored_hand", slow)
+
+    async def run() -> None:
+        analyst = Analyst(store, None, budget_ms=BUDGET, duty=0.25)
+        monkeypatch.setattr(http.asyncio, "sleep", sleep)
+        for hand in range(1, hands + 1):
+            analyst.hand_ended("t_duty", 1, hand)
+        for _ in range(600):
+            if not analyst.queued and len(rests) >= hands:
+                break
+            await real_sleep(0.01)
+        monkeypatch.setattr(http.asyncio, "sleep", real_sleep)
+        await analyst.close()
+
+    asyncio.run(run())
+    assert len(rests) == hands and len(took) == hands
+    assert all(rest >= 3 * t * 0.99 for rest, t in zip(rests, took, strict=True))  # 3x what the job took

@@ -122,12 +122,14 @@ class Analyst:
     """Analyses finished hands one at a time, in ``executor`` (the bot pool)."""
 
     def __init__(
-        self, store: Store, executor: Executor | None, budget_ms: float | None = None, backlog: int = MAX_BACKLOG
+        self, store: Store, executor: Executor | None, budget_ms: float | None = None, backlog: int = MAX_BACKLOG,
+        duty: float = 1.0,
     ) -> None:
         self.store = store
         self.executor = executor
         self.budget_ms = budget_ms
         self.backlog = backlog
+        self.duty = duty
         self.queued: set[Key] = set()
         self.failed: set[Key] = set()
         self._queue: asyncio.Queue[Key] | None = None
@@ -150,8 +152,10 @@ class Analyst:
 
     async def _work(self) -> None:
         assert self._queue is not None
+        loop = asyncio.get_running_loop()
         while True:
             key = await self._queue.get()
+            started = loop.time()
             try:
                 await self._analyse(key)
             except asyncio.CancelledError:
@@ -161,6 +165,11 @@ class Analyst:
                 log.warning("the analysis of table %s match %d hand %d failed: %s: %s", *key, type(exc).__name__, exc)
             finally:
                 self.queued.discard(key)
+            if self.duty < 1.0:
+                # At most ``duty`` of the time: a busy server ends more hands than one
+                # worker can analyse, and the worker's reads and writes of the store
+                # would otherwise contend with the tables' appends without a pause.
+                await asyncio.sleep((loop.time() - started) * (1.0 - self.duty) / self.duty)
 
     async def _analyse(self, key: Key) -> None:
         # The whole hand is one job of the analysis pool: reading the record and the

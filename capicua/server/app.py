@@ -79,6 +79,9 @@ def analysis_executor() -> Executor:
     return ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_nice_analysis_worker)
 
 
+ANALYSIS_DUTY = 0.25  # the share of the time the analysis worker may work (Analyst.duty)
+
+
 def _nice_analysis_worker() -> None:
     with contextlib.suppress(OSError):
         os.nice(19)
@@ -173,7 +176,7 @@ def create_app(
         guests = Guests(store, guest_threads)
         # Tests hand in one pool for everything; a server of its own analyses apart.
         analysis_pool = analysis_executor() if own_executor else pool
-        analyst = Analyst(store, analysis_pool)
+        analyst = Analyst(store, analysis_pool, duty=ANALYSIS_DUTY if own_executor else 1.0)
         tables.on_hand_end = analyst.hand_ended
         services["analyst"] = analyst
         services["api"] = Api(tables, guests, event_log, table_rate, body_timeout)
