@@ -6,19 +6,7 @@
 import { t, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
 import { readToken } from './guest.js';
 import { leaderboardFor, rememberMe, wireProfileLink } from './me.js';
-
-const $ = (id) => document.getElementById(id);
-const h = (tag, attrs = {}, ...kids) => {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k === 'text') el.textContent = v;
-    else el.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false) el.append(kid);
-  return el;
-};
+import { $, h } from './dom.js';
 
 const BOARDS = ['neighbours', 'friends'];
 const PERIODS = ['week', 'month', 'all'];

@@ -12,25 +12,12 @@
 
 import { t, has, lang } from './i18n.js';
 import { avatarSvg } from './neighbours.js';
+import { $, h as el } from './dom.js';
 
 // The settings a host may choose (docs/protocol.md, "configure").
 const GRACE_CHOICES = [10, 30, 60, 120]; // seconds a dropped player is waited for
 const TURN_TIMER_CHOICES = [0, 15, 30, 60]; // seconds per turn; 0: no timer
 const COPIED_MS = 2500;
-
-const $ = (id) => document.getElementById(id);
-function el(tag, attrs = {}, ...kids) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') node.className = v;
-    else if (k === 'text') node.textContent = v;
-    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false) node.append(kid);
-  return node;
-}
 
 /** What the lobby remembers between renders: choices in progress, not the table (that is the server's). */
 const ui = {

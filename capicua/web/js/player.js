@@ -5,24 +5,7 @@
 // the drawing: the server decides every number.
 
 import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
-
-const $ = (id) => document.getElementById(id);
-const SVG = 'http://www.w3.org/2000/svg';
-const h = (tag, attrs = {}, ...kids) => {
-  const el = document.createElement(tag);
-  return dress(el, attrs, kids);
-};
-const s = (tag, attrs = {}, ...kids) => dress(document.createElementNS(SVG, tag), attrs, kids);
-function dress(el, attrs, kids) {
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') el.setAttribute('class', v);
-    else if (k === 'text') el.textContent = v;
-    else el.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false) el.append(kid);
-  return el;
-}
+import { $, h, s } from './dom.js';
 
 const [, rawId = ''] = location.pathname.match(/^\/player\/([^/?#]+)/) || [];
 const playerId = decodeURIComponent(rawId);

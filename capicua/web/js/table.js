@@ -14,26 +14,12 @@ import { wireLobby, renderLobby, joinFailed, noticeFor, renderNotice } from './l
 import { readToken, forgetToken, readNickname, signIn, rememberTable } from './guest.js';
 import * as countdown from './countdown.js';
 import { createTalk } from './talk.js';
+import { $, h } from './dom.js';
 
-const $ = (id) => document.getElementById(id);
 /** Replace an element's children, skipping null/undefined/false. */
 function fill(el, ...kids) {
   el.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined && k !== false));
 }
-const h = (tag, attrs = {}, ...kids) => {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k === 'text') el.textContent = v;
-    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else if (k === 'dataset') Object.assign(el.dataset, v);
-    else el.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false) el.append(kid);
-  return el;
-};
-
 // ---------------------------------------------------------------- state
 
 const pageTableId = decodeURIComponent((location.pathname.match(/\/t\/([^/?#]+)/) || [])[1] || new URLSearchParams(location.search).get('table') || '');

@@ -6,21 +6,9 @@
 
 import { t } from './i18n.js';
 import { svg } from './tiles.js';
+import { h as el } from './dom.js';
 
 const EMOJI_PREFIX = 'emoji_'; // the catalogue's emoji are phrases whose id says so: a row of their own
-
-const el = (tag, attrs = {}, ...kids) => {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') node.className = v;
-    else if (k === 'text') node.textContent = v;
-    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? '' : String(v));
-  }
-  node.append(...kids.filter(Boolean));
-  return node;
-};
 
 /**
  * The talk control, mounted in `box`. `say(id)` sends the phrase and returns

@@ -8,19 +8,7 @@
 import { t, has, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
 import { tileSvg } from './tiles.js';
 import { browserSha256 } from './sha256.js';
-
-const $ = (id) => document.getElementById(id);
-const h = (tag, attrs = {}, ...kids) => {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k === 'text') el.textContent = v;
-    else el.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false) el.append(kid);
-  return el;
-};
+import { $, h } from './dom.js';
 
 /** What the page was asked: a table's hand, or a bare seed. */
 function readQuery(search) {
