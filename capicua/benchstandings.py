@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import insert, text
-from tqdm import tqdm  # type: ignore[import-untyped]
+from tqdm import tqdm
 
 from capicua.standings import achievements as ach
 from capicua.standings.levels import level_of, xp_of

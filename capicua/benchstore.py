@@ -107,7 +107,7 @@ def run_once(store: Store, writers: int, tables: int, appends: int, every: int, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tqdm import tqdm  # type: ignore[import-untyped]
+    from tqdm import tqdm
 
     p = argparse.ArgumentParser(prog="capicua bench-store", description=__doc__.split("\n\n")[0])
     p.add_argument("--database-url", help="SQLAlchemy URL (default: a new SQLite file in a temp directory)")

@@ -12,6 +12,14 @@ config = context.config
 target_metadata = Base.metadata
 
 
+def _database_url() -> str:
+    url = context.get_x_argument(as_dictionary=True).get("url") or config.get_main_option("sqlalchemy.url")
+    if not url:
+        # Without a URL create_engine would fail with an unhelpful TypeError.
+        raise RuntimeError("no database to migrate: pass -x url=... or set sqlalchemy.url in the ini")
+    return url
+
+
 def run_migrations_online() -> None:
     connection = config.attributes.get("connection")
     if connection is not None:
@@ -19,8 +27,7 @@ def run_migrations_online() -> None:
         with context.begin_transaction():
             context.run_migrations()
         return
-    url = context.get_x_argument(as_dictionary=True).get("url") or config.get_main_option("sqlalchemy.url")
-    engine = create_engine(url)
+    engine = create_engine(_database_url())
     with engine.connect() as conn:
         context.configure(connection=conn, target_metadata=target_metadata, render_as_batch=True)
         with context.begin_transaction():
@@ -28,8 +35,7 @@ def run_migrations_online() -> None:
 
 
 def run_migrations_offline() -> None:
-    url = context.get_x_argument(as_dictionary=True).get("url") or config.get_main_option("sqlalchemy.url")
-    context.configure(url=url, target_metadata=target_metadata, literal_binds=True)
+    context.configure(url=_database_url(), target_metadata=target_metadata, literal_binds=True)
     with context.begin_transaction():
         context.run_migrations()
 
