@@ -25,6 +25,9 @@ seats) and reports their result.
 
 Decision time is CPU time (``time.process_time``) per call of the bot,
 including trivial one-move decisions.
+
+While it runs, a progress bar with the time left goes to stderr (deals, then
+matches); stdout holds only the JSON.
 """
 
 from __future__ import annotations
@@ -36,8 +39,11 @@ import random
 import sys
 import time
 import zlib
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any, TypeVar
+
+from tqdm import tqdm
 
 from capicua.bots import CHEATING_LEVELS, LEVELS, decide, decide_cheating, search_options, warmup
 from capicua.engine import Match, make_rules, parse_action
@@ -83,9 +89,12 @@ def _play_hand(
 
 
 Job = tuple[str, str, str, str, int, int, float | None, float | None, Options, Options]
+# advance(n): n more deals (or matches) are played; a progress bar's update.
+Advance = Callable[[int], object]
+Result = TypeVar("Result")
 
 
-def _run_deals(args: Job) -> dict[str, Any]:
+def _run_deals(args: Job, advance: Advance | None = None) -> dict[str, Any]:
     preset, a, b, seed, start, stop, budget_a, budget_b, opt_a, opt_b = args
     rules = make_rules(preset)
     pairs = []
@@ -111,10 +120,12 @@ def _run_deals(args: Job) -> dict[str, Any]:
                 times["b"] += side_times[0]
             pair.append((pa, pb))
         pairs.append(pair)
+        if advance:
+            advance(1)
     return {"pairs": pairs, "times": times}
 
 
-def _run_matches(args: Job) -> list[int]:
+def _run_matches(args: Job, advance: Advance | None = None) -> list[int]:
     """Whole matches; returns 1 when side A won each."""
     preset, a, b, seed, start, stop, budget_a, budget_b, opt_a, opt_b = args
     rules = make_rules(preset)
@@ -134,7 +145,24 @@ def _run_matches(args: Job) -> list[int]:
         assert match.match_result is not None
         winner_seat = rules.seats_of_team(match.match_result["winner"])[0]
         out.append(1 if winner_seat % 2 == swap else 0)
+        if advance:
+            advance(1)
     return out
+
+
+def _run_jobs(work: Callable[[Job, Advance | None], Result], jobs: list[Job], workers: int,
+              advance: Advance) -> list[Result]:
+    """``work`` on every job, the results in the jobs' order. In this process
+    ``advance`` follows every deal or match; from worker processes it can only
+    follow whole jobs, as their results come back."""
+    if workers == 1:
+        return [work(job, advance) for job in jobs]
+    with ProcessPoolExecutor(max_workers=workers, initializer=warmup) as ex:
+        futures = {ex.submit(work, job, None): job for job in jobs}
+        for done in as_completed(futures):
+            _, _, _, _, start, stop, *_ = futures[done]
+            advance(stop - start)
+        return [f.result() for f in futures]
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -193,12 +221,14 @@ def run(
     options_a: Options = None,
     options_b: Options = None,
     per_hand: bool = False,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Play the tournament and return the JSON-able summary. ``options_a`` /
     ``options_b`` override fields of a search level's Config (experiments).
     ``per_hand`` adds ``hand_points``: [A points, B points] of every hand in
     deal order (deal d's two seatings at 2d and 2d + 1), so that two runs on
-    the same seed can be compared deal by deal."""
+    the same seed can be compared deal by deal. ``progress`` shows progress
+    bars on stderr."""
     for lv in (a, b):
         if lv not in LEVELS and lv not in CHEATING_LEVELS:
             raise ValueError(f"unknown level {lv!r}; levels: {', '.join(LEVELS + CHEATING_LEVELS)}")
@@ -212,22 +242,19 @@ def run(
     t0 = time.time()
     if workers == 1:
         warmup()
-        parts = [_run_deals(j) for j in jobs]
-    else:
-        with ProcessPoolExecutor(max_workers=workers, initializer=warmup) as ex:
-            parts = list(ex.map(_run_deals, jobs))
+    with tqdm(total=hands, desc="deals", unit="deal", file=sys.stderr, disable=not progress) as bar:
+        parts = _run_jobs(_run_deals, jobs, workers, bar.update)
     match_results: list[int] = []
     if matches:
-        mchunk = max(1, math.ceil(matches / (2 * workers)))
+        # A cubano match is about five hands: ten matches a job weigh about
+        # what 25 deals (50 hands) do, so the bar moves about as often in
+        # both phases, even with slow levels.
+        mchunk = max(1, min(10, math.ceil(matches / (4 * workers))))
         mjobs: list[Job] = [(preset, a, b, seed, s, min(matches, s + mchunk), budget_a, budget_b, opt_a, opt_b)
                             for s in range(0, matches, mchunk)]
-        if workers == 1:
-            for j in mjobs:
-                match_results += _run_matches(j)
-        else:
-            with ProcessPoolExecutor(max_workers=workers, initializer=warmup) as ex:
-                for r in ex.map(_run_matches, mjobs):
-                    match_results += r
+        with tqdm(total=matches, desc="matches", unit="match", file=sys.stderr, disable=not progress) as bar:
+            for r in _run_jobs(_run_matches, mjobs, workers, bar.update):
+                match_results += r
     wall = time.time() - t0
     played: list[tuple[int, int]] = []
     times: dict[str, list[float]] = {"a": [], "b": []}
@@ -322,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         oa, ob = _parse_options(ns.option_a), _parse_options(ns.option_b)
         out = run(ns.preset, ns.a, ns.b, ns.hands, ns.seed, ns.workers, ns.budget_ms_a, ns.budget_ms_b, ns.matches,
-                  oa, ob, ns.per_hand)
+                  oa, ob, ns.per_hand, progress=True)
     except ValueError as e:
         print(f"capicua tournament: {e}", file=sys.stderr)
         return 2
