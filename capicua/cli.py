@@ -22,7 +22,9 @@ from .engine import (
 
 
 def _sim_parser(sub: Any) -> None:
-    p = sub.add_parser("sim", help="play bot-vs-bot matches and print a JSON summary")
+    p = sub.add_parser(
+        "sim", help="play bot-vs-bot matches and print a JSON summary (a progress bar goes to stderr)"
+    )
     p.add_argument("--preset", default="cubano")
     p.add_argument("--matches", type=int, default=10)
     p.add_argument("--seed", default="1")
@@ -54,7 +56,11 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def run_sim(args: argparse.Namespace, out: Any = None) -> dict[str, Any]:
+def run_sim(args: argparse.Namespace, out: Any = None, progress: bool = False) -> dict[str, Any]:
+    """The summary of ``args.matches`` matches; ``--verbose`` hands go to
+    ``out`` (stdout), and with ``progress`` a bar over the matches to stderr."""
+    from tqdm import tqdm
+
     from .bots import decide
 
     out = out if out is not None else sys.stdout
@@ -84,6 +90,7 @@ def run_sim(args: argparse.Namespace, out: Any = None) -> dict[str, Any]:
         "viajera": 0,
     }
     records = open(args.records, "w") if args.records else None
+    bar = tqdm(total=args.matches, desc="matches", unit="match", file=sys.stderr, disable=not progress)
     try:
         for m in range(args.matches):
             swapped = bool(args.swap and m % 2 == 1)
@@ -108,7 +115,10 @@ def run_sim(args: argparse.Namespace, out: Any = None) -> dict[str, Any]:
                 decision += 1
                 match.apply(seat, parse_action(choice, rules.max_pip))
                 if match.phase in ("hand_over", "match_over"):
-                    _count_hand(summary, match, side_of, args, out)
+                    _count_hand(summary, match, side_of)
+                    if args.verbose:
+                        # tqdm.write lifts the progress bar off the terminal while the hand is printed.
+                        tqdm.write(describe_hand(match), file=out)
             assert match.match_result is not None
             winner = match.match_result["winner"]
             summary["matches_won_by_team"][winner] += 1
@@ -118,7 +128,9 @@ def run_sim(args: argparse.Namespace, out: Any = None) -> dict[str, Any]:
             summary["viajera"] += int(match.match_result["viajera"])
             if records:
                 records.write(json.dumps(match.record(), separators=(",", ":")) + "\n")
+            bar.update(1)
     finally:
+        bar.close()
         if records:
             records.close()
     hands = summary["hands"] or 1
@@ -134,7 +146,7 @@ def run_sim(args: argparse.Namespace, out: Any = None) -> dict[str, Any]:
     return summary
 
 
-def _count_hand(summary: dict[str, Any], match: Match, side_of: Any, args: argparse.Namespace, out: Any) -> None:
+def _count_hand(summary: dict[str, Any], match: Match, side_of: Any) -> None:
     hand = match.hand
     assert hand is not None and hand.result is not None
     res = hand.result
@@ -150,8 +162,6 @@ def _count_hand(summary: dict[str, Any], match: Match, side_of: Any, args: argpa
             summary["hands_won_by_opening_team"] += 1
         else:
             summary["hands_won_by_other_team"] += 1
-    if args.verbose:
-        out.write(describe_hand(match) + "\n")
 
 
 SEATS4 = ("South", "East", "North", "West")
@@ -393,7 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.command == "sim":
         try:
-            summary = run_sim(args)
+            summary = run_sim(args, progress=True)
         except RulesError as exc:
             print(json.dumps({"ok": False, "error": str(exc)}))
             return 2
