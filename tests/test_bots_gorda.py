@@ -15,6 +15,7 @@ from typing import Any
 
 from capicua.bots import decide
 from capicua.bots.infer import Knowledge
+from capicua.bots.public import public_state
 from capicua.bots.search import gorda_posteriors
 from capicua.engine import Match, make_rules, parse_action
 from capicua.engine.tiles import tile_index
@@ -50,7 +51,7 @@ def _true_hand(match: Match, seat: int) -> set[int]:
 def test_exclusions_are_sound_against_botagorda() -> None:
     checked = 0
     for match, view in _positions("botagorda", 25, "gorda-sound"):
-        kn = Knowledge(view)
+        kn = Knowledge(public_state(view))
         excl = kn.gorda_exclusions()
         for s in (1, 3):
             e = excl[s]
@@ -87,7 +88,7 @@ def _refuted_brute_force(view: dict[str, Any], seat: int, max_pip: int) -> bool:
 def test_refutation_matches_brute_force_against_random_players() -> None:
     refuted = kept = 0
     for _match, view in _positions("random", 25, "gorda-refute"):
-        kn = Knowledge(view)
+        kn = Knowledge(public_state(view))
         excl = kn.gorda_exclusions()
         for s in (1, 3):
             brute = _refuted_brute_force(view, s, 9)
@@ -103,7 +104,7 @@ def test_samples_honour_exclusions() -> None:
     rng = random.Random(3)
     n = 0
     for _match, view in _positions("botagorda", 6, "gorda-sample"):
-        kn = Knowledge(view)
+        kn = Knowledge(public_state(view))
         excl = kn.gorda_exclusions()
         ex = [e if e is not None else frozenset() for e in excl]
         for _ in range(5):
@@ -121,7 +122,7 @@ def test_posterior_tells_botagorda_from_random() -> None:
         for i, (_m, view) in enumerate(_positions(opponent, 20, f"gorda-post-{opponent}")):
             if sum(1 for a in view["history"] if "play" in a) < 8:
                 continue  # late enough in the hand for the plays to say something
-            post, _ = gorda_posteriors(Knowledge(view), random.Random(i))
+            post, _ = gorda_posteriors(Knowledge(public_state(view)), random.Random(i))
             xs += [post[1], post[3]]
         return sum(xs) / len(xs)
 

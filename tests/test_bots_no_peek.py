@@ -19,6 +19,7 @@ import pytest
 
 from capicua.bots import LEVELS, decide
 from capicua.bots.infer import Knowledge
+from capicua.bots.public import public_state
 from capicua.engine import Match, Play, RedealAnswer, make_rules, parse_action
 from capicua.engine.tiles import full_set, tile_index
 
@@ -46,7 +47,7 @@ def _alternative(match: Match, seat: int, rng: random.Random) -> Match | None:
     hand = match.hand
     assert hand is not None
     view = match.view(seat)
-    kn = Knowledge(view)
+    kn = Knowledge(public_state(view))
     new = kn.sample(rng)
     tiles = full_set(rules.max_pip)
     idx = lambda t: tile_index((min(t), max(t)), rules.max_pip)  # noqa: E731

@@ -15,7 +15,8 @@ from dataclasses import replace
 from typing import Any
 
 from .medio import decide_medio
-from .search import DIFICIL, EXPERTO, Config, cheat_decide, search_decide, search_evaluate, warmup
+from .public import PublicState, public_state
+from .search import DIFICIL, EXPERTO, Config, cheat_decide, decide_public, search_evaluate, warmup
 
 LEVELS = ("random", "botagorda", "medio", "dificil", "experto")
 CHEATING_LEVELS = ("tramposo",)
@@ -42,17 +43,17 @@ def decide_botagorda(view: dict[str, Any], rng: random.Random) -> dict[str, Any]
     return dict(rng.choice([m for m in legal if sum(m["tile"]) == best]))
 
 
-Decider = Callable[[dict[str, Any], random.Random, "float | None", "dict[str, Any] | None"], dict[str, Any]]
+Decider = Callable[[PublicState, random.Random, "float | None", "dict[str, Any] | None"], dict[str, Any]]
 
 
 def _search(cfg: Config) -> Decider:
     def run(
-        view: dict[str, Any], rng: random.Random, budget_ms: float | None, options: dict[str, Any] | None = None
+        pub: PublicState, rng: random.Random, budget_ms: float | None, options: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         c = cfg if budget_ms is None else replace(cfg, budget_ms=float(budget_ms))
         if options:
             c = replace(c, **options)
-        return search_decide(view, rng, c)
+        return decide_public(pub, rng, c)
 
     return run
 
@@ -88,11 +89,11 @@ def search_options(level: str, options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-_SIMPLE = {"random": decide_random, "botagorda": decide_botagorda, "medio": decide_medio}
+_SIMPLE = {"random": decide_random, "botagorda": decide_botagorda}
 #: Levels that never search: a decision is a pass over the legal moves (about
 #: 0.01 ms for random and botagorda, 0.08 ms mean and 0.4 ms at worst for medio
 #: on a double-nine hand), far less than sending the view to another process.
-QUICK_LEVELS = frozenset(_SIMPLE)
+QUICK_LEVELS = frozenset((*_SIMPLE, "medio"))
 _SEARCH_CONFIGS = {"dificil": DIFICIL, "experto": EXPERTO}
 _SEARCH: dict[str, Decider] = {name: _search(cfg) for name, cfg in _SEARCH_CONFIGS.items()}
 
@@ -114,8 +115,10 @@ def decide(
         raise ValueError(f"level {level!r} has no search options")
     if level in _SIMPLE:
         return _SIMPLE[level](view, rng)
+    if level == "medio":
+        return decide_medio(public_state(view), rng)
     if level in _SEARCH:
-        return _SEARCH[level](view, rng, budget_ms, options)
+        return _SEARCH[level](public_state(view), rng, budget_ms, options)
     raise ValueError(f"unknown bot level {level!r}; levels: {', '.join(LEVELS)}")
 
 

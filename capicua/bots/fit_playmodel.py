@@ -25,9 +25,9 @@ import numpy as np
 from capicua.engine import Match, make_rules, parse_action
 
 from . import decide
-from .playmodel import FEATURES, legal_moves, move_features, replay
+from .playmodel import FEATURES, legal_moves, move_features
+from .public import public_state
 from .search import warmup
-from .sim import static_of
 
 Record = tuple[str, Any, int]  # level, features (moves x FEATURES), index of the chosen move
 
@@ -35,17 +35,16 @@ Record = tuple[str, Any, int]  # level, features (moves x FEATURES), index of th
 def decision_record(view: dict[str, Any], action: dict[str, Any]) -> tuple[Any, int] | None:
     """(features of every distinct legal move, index of ``action``), or None
     when the seat had fewer than two distinct moves."""
-    st = static_of(view["rules"])
-    _plays, now = replay(st, view)
-    hand = [st.index(tuple(t)) for t in view["hand"]]
-    moves = legal_moves(st, now, hand)
+    pub = public_state(view)
+    now, hand = pub.now, pub.mine
+    moves = legal_moves(pub.r, now, hand)
     if len(moves) < 2 or "tile" not in action:
         return None
-    t = st.index(tuple(action["tile"]))
+    t = pub.move_of(action)[0]
     e = -1 if action.get("end") is None or now.left < 0 else (0 if action["end"] == "left" else 1)
     if now.left >= 0 and now.left == now.right:
         e = 0
-    X = np.array([move_features(st, now, hand, u, end) for u, end in moves], dtype=np.float64)
+    X = np.array([move_features(pub.r, now, hand, u, end) for u, end in moves], dtype=np.float64)
     return X, moves.index((t, e))
 
 

@@ -16,57 +16,48 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
 
-from .sim import Sim, Static, sim_from_public, static_of
+from capicua.engine.fast import FastState, bits
+
+from .public import PublicState
 
 
 class Knowledge:
-    """The hidden-tile constraints of one seat's view."""
+    """The hidden-tile constraints of one seat's view (its :class:`PublicState`)."""
 
-    def __init__(self, view: dict[str, Any]) -> None:
-        st = static_of(view["rules"])
-        self.st = st
-        self.view = view
-        me = int(view["seat"])
-        self.me = me
-        self.mine = [st.index(t) for t in view["hand"]]
-        played: set[int] = set()
-        if view.get("center") is not None:
-            played.add(st.index(view["center"]))
-            for tiles in view["arms"].values():
-                for t in tiles:
-                    played.add(st.index(t))
-        self.played = played
-        known = set(self.mine) | played
-        self.unknown = [t for t in range(st.nt) if t not in known]
-        counts = view["counts"]
-        self.need = [0 if s == me else int(counts[s]) for s in range(st.n)]
-        self.boneyard = int(view.get("boneyard") or 0)
-        self.forbidden = [set(p) for p in view["passed_on"]]
-        ta, tb = st.ta, st.tb
+    def __init__(self, pub: PublicState) -> None:
+        r = pub.r
+        self.pub = pub
+        self.r = r
+        self.me = pub.me
+        self.mine = pub.mine
+        self.unknown = pub.unseen
+        self.need = pub.need
+        self.boneyard = pub.boneyard
+        self.forbidden = pub.passed_on
+        ta, tb = r.tile_a, r.tile_b
         self.allowed: list[list[int]] = []
-        for s in range(st.n):
+        for s in range(r.players):
             f = self.forbidden[s]
             self.allowed.append([t for t in self.unknown if ta[t] not in f and tb[t] not in f])
         # Most constrained seats first: fewest spare allowed tiles.
-        others = [s for s in range(st.n) if s != me and self.need[s] > 0]
+        others = [s for s in range(r.players) if s != self.me and self.need[s] > 0]
         self.order = sorted(others, key=lambda s: len(self.allowed[s]) - self.need[s])
-        self.base = sim_from_public(st, view)
-        self._plays = _observed_plays(st, view, me)
+        self._plays = _observed_plays(pub)
         self._exp_cache: dict[float, list[float]] = {}
 
     def sample(self, rng: random.Random, excluded: list[frozenset[int]] | None = None) -> list[list[int]]:
         """A random assignment of the unknown tiles: hands[s] for every seat
-        (own hand included) and, last, the boneyard (in draw order).
+        (own hand included) and, last, the boneyard (in draw order: its first
+        tile is drawn first).
 
         ``excluded[s]`` are tiles seat ``s`` must not hold (a play model's
         hard constraints, see :meth:`gorda_exclusions`); when they cannot be
         met together with the passes, the sample ignores them."""
-        st = self.st
-        ta, tb = st.ta, st.tb
+        r = self.r
+        ta, tb = r.tile_a, r.tile_b
         none: frozenset[int] = frozenset()
-        excl = excluded if excluded is not None else [none] * st.n
+        excl = excluded if excluded is not None else [none] * r.players
         order = self.order
         if excluded is not None:
             order = sorted(order, key=lambda s: len(self.allowed[s]) - len(excl[s]) - self.need[s])
@@ -74,7 +65,7 @@ class Knowledge:
             rand = rng.random
             pool = sorted(self.unknown, key=lambda _t: rand())  # a shuffle, cheaper than rng.shuffle
             taken: set[int] = set()
-            hands: list[list[int]] = [[] for _ in range(st.n)]
+            hands: list[list[int]] = [[] for _ in range(r.players)]
             ok = True
             for s in order:
                 need = self.need[s]
@@ -94,28 +85,29 @@ class Knowledge:
             if ok:
                 hands[self.me] = self.mine[:]
                 bone = [t for t in pool if t not in taken]
+                bone.reverse()
                 hands.append(bone)
                 return hands
         if excluded is not None:
             hands = self._sample_matching(rng, excl)
-            if all(len(hands[s]) == self.need[s] for s in range(st.n) if s != self.me):
+            if all(len(hands[s]) == self.need[s] for s in range(r.players) if s != self.me):
                 return hands
         return self._sample_matching(rng)
 
     def _sample_matching(self, rng: random.Random, excl: list[frozenset[int]] | None = None) -> list[list[int]]:
         """Fallback: a feasible assignment by augmenting paths (always exists:
         the true deal is one), randomised by shuffling."""
-        st = self.st
+        n = self.r.players
         slots: list[int] = []  # seat of each slot; boneyard slots are seat n
-        for s in range(st.n):
+        for s in range(n):
             slots += [s] * self.need[s]
-        slots += [st.n] * self.boneyard
+        slots += [n] * self.boneyard
         pool = self.unknown[:]
         rng.shuffle(pool)
-        ta, tb = st.ta, st.tb
+        ta, tb = self.r.tile_a, self.r.tile_b
 
         def fits(t: int, s: int) -> bool:
-            if s == st.n:
+            if s == n:
                 return True
             f = self.forbidden[s]
             return ta[t] not in f and tb[t] not in f and (excl is None or t not in excl[s])
@@ -136,21 +128,23 @@ class Knowledge:
 
         for t in pool:
             augment(t, set())
-        hands: list[list[int]] = [[] for _ in range(st.n + 1)]
+        hands: list[list[int]] = [[] for _ in range(n + 1)]
         for j, t in owner.items():
             hands[slots[j]].append(t)
+        hands[n].reverse()
         hands[self.me] = self.mine[:]
         return hands
 
-    def determinize(self, rng: random.Random) -> Sim:
-        hands = self.sample(rng)
-        return self.to_sim(hands)
-
-    def to_sim(self, hands: list[list[int]]) -> Sim:
-        s = self.base.copy()
-        s.hands = [h[:] for h in hands[: self.st.n]]
-        s.boneyard = hands[self.st.n][:]
-        return s
+    def to_state(self, hands: list[list[int]]) -> FastState:
+        """The view's position completed by the deal ``hands`` (as :meth:`sample` gives it)."""
+        n = self.r.players
+        masks = [0] * n
+        for s in range(n):
+            m = 0
+            for t in hands[s]:
+                m |= 1 << t
+            masks[s] = m
+        return self.pub.base.with_hidden(masks, tuple(hands[n]))
 
     def log_likelihood(self, hands: list[list[int]], beta: float, skip: tuple[int, ...] = ()) -> float:
         """log P(observed plays of the other seats | deal) under a softmax over
@@ -165,11 +159,12 @@ class Knowledge:
         """Per seat, log P(its observed plays | deal) under a softmax over the
         tiles that fitted the ends, with weight exp(beta * pips) (0.0 for seats
         with no modelled play, and in draw games)."""
-        out = [0.0] * self.st.n
-        if self.st.drawing or not self._plays:
+        n = self.r.players
+        out = [0.0] * n
+        if self.r.drawing or not self._plays:
             return out
         table = self._exp_table(beta)
-        held = [set(h) for h in hands[: self.st.n]]
+        held = [set(h) for h in hands[:n]]
         log = math.log
         for seat, t, fits in self._plays:
             h = held[seat]
@@ -190,11 +185,11 @@ class Knowledge:
         have been played). None when the seat's own later plays refute the
         hypothesis (it kept a heavier tile that fitted and played it later),
         or when the constraints leave it too few tiles."""
-        st = self.st
-        tp = st.tp
-        out: list[frozenset[int] | None] = [frozenset() for _ in range(st.n)]
-        later: list[set[int]] = [set() for _ in range(st.n)]
-        excl: list[set[int]] = [set() for _ in range(st.n)]
+        n = self.r.players
+        tp = self.r.tile_pips
+        out: list[frozenset[int] | None] = [frozenset() for _ in range(n)]
+        later: list[set[int]] = [set() for _ in range(n)]
+        excl: list[set[int]] = [set() for _ in range(n)]
         unknown = self.unknown
         for seat, t, fits in self._plays:  # newest first
             if out[seat] is None:
@@ -207,7 +202,7 @@ class Knowledge:
                 if tp[u] > p and (fits is None or u in fits):
                     excl[seat].add(u)
             later[seat].add(t)
-        for s in range(st.n):
+        for s in range(n):
             if out[s] is None or s == self.me:
                 out[s] = None if s != self.me else frozenset()
                 continue
@@ -232,27 +227,26 @@ class Knowledge:
     def _exp_table(self, beta: float) -> list[float]:
         cached = self._exp_cache.get(beta)
         if cached is None:
-            top = max(self.st.tp)
-            cached = [math.exp(beta * (p - top)) for p in self.st.tp]
+            top = max(self.r.tile_pips)
+            cached = [math.exp(beta * (p - top)) for p in self.r.tile_pips]
             self._exp_cache[beta] = cached
         return cached
 
 
-def _observed_plays(st: Static, view: dict[str, Any], me: int) -> list[tuple[int, int, frozenset[int] | None]]:
+def _observed_plays(pub: PublicState) -> list[tuple[int, int, frozenset[int] | None]]:
     """Plays of the other seats, newest first, with the set of tiles that fitted
     the ends they were made on (None for the opening tile: any tile). Line
-    layouts only (cross layouts return no plays: no weighting there)."""
-    if not st.line:
-        return []
-    from .playmodel import forced_opening, replay
+    layouts only (a cross has no plays in ``pub.plays``: no weighting there)."""
+    from .playmodel import forced_opening
 
-    forced = forced_opening(st)
-    plays, _now = replay(st, view)
+    r = pub.r
+    forced = forced_opening(r)
+    with_num = [frozenset(bits(m)) for m in r.num_mask]
     out = []
-    for ctx, t, e in plays:
-        if ctx.seat == me or (e < 0 and forced):
+    for ctx, t, e in pub.plays:
+        if ctx.seat == pub.me or (e < 0 and forced):
             continue
-        fits = None if ctx.left < 0 else frozenset(st.with_num[ctx.left]) | frozenset(st.with_num[ctx.right])
+        fits = None if ctx.left < 0 else with_num[ctx.left] | with_num[ctx.right]
         out.append((ctx.seat, t, fits))
     out.reverse()
     return out

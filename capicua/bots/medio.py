@@ -24,7 +24,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .sim import static_of
+from capicua.engine.fast import bits
+
+from .public import PublicState
 
 # Weights of the move score (tuned by duplicate tournaments against botagorda).
 W = {
@@ -47,63 +49,45 @@ W = {
 }
 
 
-def decide_medio(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    legal = view.get("legal") or []
+def decide_medio(pub: PublicState, rng: random.Random) -> dict[str, Any]:
+    legal = pub.legal
     if not legal:
         raise ValueError("the seat has no choice to make in this view")
     if "redeal" in legal[0]:
         return {"redeal": True}
     if len(legal) == 1:
         return dict(legal[0])
-    st = static_of(view["rules"])
-    n = st.n
-    me = int(view["seat"])
-    maxp = st.max_pip
-    partner = (me + 2) % 4 if st.rules.partnership else None
+    view = pub.view
+    r = pub.r
+    n = r.players
+    me = pub.me
+    maxp = r.max_pip
+    partner = (me + 2) % 4 if pub.rules.partnership else None
     hand = [(int(a), int(b)) for a, b in view["hand"]]
     my_count = [0] * (maxp + 1)
     for a, b in hand:
         my_count[a] += 1
         if b != a:
             my_count[b] += 1
-    out_count = [0] * (maxp + 1)  # tiles of each number already on the table
-    shown: list[set[int]] = [set() for _ in range(n)]  # numbers each seat left open / played to
-    if view.get("center") is not None:
-        tiles = [tuple(view["center"])] + [tuple(t) for arm in view["arms"].values() for t in arm]
-        for a, b in tiles:
-            out_count[a] += 1
-            if b != a:
-                out_count[b] += 1
-    # A seat "shows" the number it chose to leave open (both halves of an
+    out_count = pub.table_count  # tiles of each number already on the table
+    # A seat "shows" the numbers it chose to leave open (both halves of an
     # opening tile); the half it matched was the table's choice, not its own.
-    line_ends: list[int] = []
-    for act in view.get("history") or []:
-        if "play" not in act:
-            continue
-        a, b = int(act["play"][0]), int(act["play"][1])
-        who = int(act["seat"])
-        if act["end"] is None or not st.line:
-            shown[who].update((a, b))
-            line_ends = [a, b]
-            continue
-        i = 0 if act["end"] == "left" else 1
-        inner = line_ends[i]
-        outer = b if a == inner else a
-        shown[who].add(outer)
-        line_ends[i] = outer
-    passed = [set(p) for p in view["passed_on"]]
+    shown = [{v for v in range(maxp + 1) if m >> v & 1} for m in pub.opened]
+    passed = pub.passed_on
     per_number = maxp + 2  # tiles holding a given number
     # Unseen tiles of each number (in other hands or sleeping).
     unseen = [per_number - out_count[v] - my_count[v] for v in range(maxp + 1)]
     opponents = [s for s in range(n) if s != me and s != partner]
     ends = {e["end"]: (int(e["value"]), bool(e["double"])) for e in view.get("ends") or []}
     my_pips = sum(a + b for a, b in hand)
-    counts = view["counts"]
-    unknown_tiles = sum(counts) - counts[me] + int(view.get("boneyard") or 0)
+    counts = pub.counts
+    unknown_tiles = sum(counts) - counts[me] + pub.boneyard
     unknown_pips = sum(range(maxp + 1)) * (maxp + 2) - sum(
         (a + b) for a, b in hand
     ) - sum(out_count[v] * v for v in range(maxp + 1))
     mean_unknown = unknown_pips / unknown_tiles if unknown_tiles else 0.0
+    seen = {(int(r.tile_a[t]), int(r.tile_b[t])) for t in bits(pub.on_table)}
+    seen.update(hand)
 
     best = None
     best_score = -1e18
@@ -151,9 +135,11 @@ def decide_medio(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         if partner is not None and ends_after <= passed[partner]:
             score -= W["partner_blocked"]
         if W["next_can_play"] or W["partner_can_play"]:
-            score -= W["next_can_play"] * _p_can_play((me + 1) % n, ends_after, (a, b), view, unknown_tiles, passed, hand, maxp)
+            score -= W["next_can_play"] * _p_can_play((me + 1) % n, ends_after, counts, unknown_tiles,
+                                                       passed, seen, maxp)
             if partner is not None:
-                score += W["partner_can_play"] * _p_can_play(partner, ends_after, (a, b), view, unknown_tiles, passed, hand, maxp)
+                score += W["partner_can_play"] * _p_can_play(partner, ends_after, counts, unknown_tiles,
+                                                              passed, seen, maxp)
         if a == b:
             score += W["double"] + (W["double_scarce"] if unseen[a] <= 2 else 0.0)
         # Doubles left hanging: holding double v while v gets scarce.
@@ -170,7 +156,7 @@ def decide_medio(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
                 rivals = min((counts[s] for s in opponents), default=0)
                 lighter = mine_after < mean_unknown * rivals
                 score += W["tranque"] if lighter else -W["tranque"]
-        if st.in_play != "none":
+        if r.in_play:
             score += 1.0 * _in_play_points(view, mv, a, b)
         if score > best_score:
             best_score = score
@@ -201,22 +187,15 @@ def _in_play_points(view: dict[str, Any], mv: dict[str, Any], a: int, b: int) ->
 
 
 def _p_can_play(
-    seat: int, ends: set[int], tile: tuple[int, int], view: dict[str, Any], unknown: int,
-    passed: list[set[int]], hand: list[tuple[int, int]], maxp: int,
+    seat: int, ends: set[int], counts: list[int], unknown: int,
+    passed: list[frozenset[int]], seen: set[tuple[int, int]], maxp: int,
 ) -> float:
     """Chance that ``seat`` holds a tile for one of ``ends``, if its tiles were a
-    random draw from the unseen ones (hypergeometric), 0 for numbers it passed on."""
+    random draw from the unseen ones (hypergeometric), 0 for numbers it passed on.
+    ``seen``: the tiles in hand (the one played included) and on the table, canonical."""
     live = [v for v in ends if v not in passed[seat]]
     if not live:
         return 0.0
-    seen: set[tuple[int, int]] = {tuple(t) for t in hand}  # type: ignore[misc]
-    seen.add(tile)
-    if view.get("center") is not None:
-        c0, c1 = int(view["center"][0]), int(view["center"][1])
-        seen.add((min(c0, c1), max(c0, c1)))
-        for arm in view["arms"].values():
-            for x, y in arm:
-                seen.add((min(x, y), max(x, y)))
     k = 0
     for v in live:
         for w in range(maxp + 1):
@@ -224,7 +203,7 @@ def _p_can_play(
             if t in seen or (w in live and w < v):
                 continue
             k += 1
-    h = int(view["counts"][seat])
+    h = counts[seat]
     if unknown <= 0 or h <= 0:
         return 0.0
     p_none = 1.0

@@ -26,9 +26,13 @@ a view into that function's arrays once per decision.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from .sim import Static
+from capicua.engine.fast import FastRules
+from capicua.engine.tiles import canonical, tile_index
+
+from .public import Context, PublicState
 
 FEATURES = (
     "pips",  # pips of the tile
@@ -55,88 +59,26 @@ COEFS = (0.2217, 0.5127, 0.105, 2.0456, -1.4075, 0.2548, 0.7001, 1.0022, -0.4833
 HAND_FEATURES = (1, 2, 15)
 
 
-@dataclass
-class Context:
-    """The public state just before a play: whose turn, the open ends
-    (-1, -1 before the first tile), and per seat the bit masks of the
-    numbers it passed on and the numbers it opened, and per number the
-    tiles showing it on the table."""
-
-    seat: int
-    left: int
-    right: int
-    passed: list[int]
-    opened: list[int]
-    table_count: list[int]
-
-
-def replay(st: Static, view: dict[str, Any]) -> tuple[list[tuple[Context, int, int]], Context]:
-    """Every play of the view's history as (context before it, tile index,
-    end: 0 left, 1 right, -1 the opening tile), and the context now."""
-    n = st.n
-    passed = [0] * n
-    opened = [0] * n
-    tcount = [0] * (st.max_pip + 1)
-    left = right = -1
-    plays: list[tuple[Context, int, int]] = []
-    for a in view.get("history") or []:
-        seat = int(a["seat"])
-        if "play" not in a:
-            if a.get("pass") and left >= 0:
-                passed[seat] |= (1 << left) | (1 << right)
-            continue
-        x, y = int(a["play"][0]), int(a["play"][1])
-        t = st.index((x, y))
-        ctx = Context(seat, left, right, list(passed), list(opened), list(tcount))
-        if a["end"] is None:
-            plays.append((ctx, t, -1))
-            left, right = x, y
-            opened[seat] |= (1 << x) | (1 << y)
-        else:
-            e = 0 if a["end"] == "left" else 1
-            plays.append((ctx, t, e))
-            inner = left if e == 0 else right
-            outer = y if x == inner else x
-            if e == 0:
-                left = outer
-            else:
-                right = outer
-            opened[seat] |= 1 << outer
-        tcount[x] += 1
-        if y != x:
-            tcount[y] += 1
-    now = Context(int(view["turn"]) if view.get("turn") is not None else -1, left, right, passed, opened, tcount)
-    return plays, now
-
-
-def public_masks(st: Static, view: dict[str, Any]) -> tuple[list[int], list[int], int]:
-    """Per seat the masks of the numbers it passed on and of the numbers it
-    opened, and the mask of the tiles on the table: the play model's public
-    state, as the kernel's model rollouts take it."""
-    plays, now = replay(st, view)
-    table = 0
-    for _ctx, t, _e in plays:
-        table |= 1 << t
-    return list(now.passed), list(now.opened), table
-
-
-def forced_opening(st: Static) -> bool:
+def forced_opening(r: FastRules) -> bool:
     """Whether the rules can force the opening tile (the highest double): such
     an opening says nothing about the hand and is not modelled."""
-    r = st.rules
+    rules = r.rules
     return any(
         o in ("highest_double", "must_play_top_double")
-        for o in (r.first_opener, r.next_opener_after_win, r.next_opener_after_tranque)
+        for o in (rules.first_opener, rules.next_opener_after_win, rules.next_opener_after_tranque)
     )
 
 
-def legal_moves(st: Static, ctx: Context, hand: list[int]) -> list[tuple[int, int]]:
-    """The distinct moves of ``hand`` in ``ctx`` (one per resulting pair of ends)."""
+def legal_moves(r: FastRules, ctx: Context, hand: list[int]) -> list[tuple[int, int]]:
+    """The moves of ``hand`` in ``ctx`` that the model tells apart: a tile on
+    either end when both show the same number is one move (the play model has
+    no in-play scoring, where the kind of end would matter; see
+    :meth:`capicua.engine.fast.FastState.distinct_moves`)."""
     if ctx.left < 0:
         return [(t, -1) for t in hand]
     out = []
     for t in hand:
-        a, b = st.ta[t], st.tb[t]
+        a, b = r.tile_a[t], r.tile_b[t]
         if ctx.left in (a, b):
             out.append((t, 0))
         if ctx.right in (a, b) and ctx.right != ctx.left:
@@ -144,15 +86,15 @@ def legal_moves(st: Static, ctx: Context, hand: list[int]) -> list[tuple[int, in
     return out
 
 
-def move_features(st: Static, ctx: Context, hand: list[int], t: int, end: int) -> list[float]:
+def move_features(r: FastRules, ctx: Context, hand: list[int], t: int, end: int) -> list[float]:
     """``FEATURES`` of playing tile ``t`` on ``end`` from ``hand`` (which holds ``t``)."""
-    n = st.n
+    n = r.players
     me = ctx.seat
-    partner = st.rules.partner_of(me)  # None outside partnership games: no partner terms
+    partner = r.rules.partner_of(me)  # None outside partnership games: no partner terms
     nxt, prv = (me + 1) % n, (me + n - 1) % n
-    a, b = st.ta[t], st.tb[t]
+    a, b = r.tile_a[t], r.tile_b[t]
     rest = [u for u in hand if u != t]
-    ta, tb = st.ta, st.tb
+    ta, tb = r.tile_a, r.tile_b
 
     def holding(v: int) -> int:
         return sum(1 for u in rest if ta[u] == v or tb[u] == v)
@@ -192,9 +134,9 @@ def move_features(st: Static, ctx: Context, hand: list[int], t: int, end: int) -
     return [float(x) for x in f]
 
 
-def move_score(st: Static, ctx: Context, hand: list[int], t: int, end: int,
+def move_score(r: FastRules, ctx: Context, hand: list[int], t: int, end: int,
                coefs: tuple[float, ...] = COEFS) -> float:
-    return sum(c * x for c, x in zip(coefs, move_features(st, ctx, hand, t, end), strict=True))
+    return sum(c * x for c, x in zip(coefs, move_features(r, ctx, hand, t, end), strict=True))
 
 
 @dataclass
@@ -213,33 +155,36 @@ class Prepared:
     coefs: Any  # (3,) data, data_other, double_next coefficients
 
 
-def prepare(st: Static, view: dict[str, Any], seats: set[int], coefs: tuple[float, ...] = COEFS) -> Prepared | None:
+def prepare(pub: PublicState, seats: set[int], coefs: tuple[float, ...] = COEFS) -> Prepared | None:
     """The plays of ``seats`` in the view, ready for the likelihood; None
     when there is none. Forced openings (the highest double) are skipped."""
     import numpy as np
 
-    plays, _now = replay(st, view)
-    forced = forced_opening(st)
-    later = [0] * st.n
+    r = pub.r
+    mp = r.max_pip
+    forced = forced_opening(r)
+    later = [0] * r.players
     rows: list[tuple[int, int, int, int, int, int, list[list[float]]]] = []
-    for ctx, t, e in reversed(plays):
+    for ctx, t, e in reversed(pub.plays):
         s = ctx.seat
         later[s] |= 1 << t
         if s not in seats or (e < 0 and forced):
             continue
-        pub = [[0.0] * (st.max_pip + 1) for _ in range(2)]
+        public = [[0.0] * (mp + 1) for _ in range(2)]
         if e >= 0:
             for end in (0, 1):
                 inner = ctx.left if end == 0 else ctx.right
-                for v in range(st.max_pip + 1):
+                for v in range(mp + 1):
                     # any tile (inner, v) stands for the public part: drop its pips/double terms
-                    u = st.index((min(inner, v), max(inner, v)))
-                    f = move_features(st, ctx, [u], u, end)
-                    pub[end][v] = sum(coefs[k] * f[k] for k in range(len(f)) if k not in HAND_FEATURES and k not in (0, 3))
-        rows.append((s, later[s], ctx.left, ctx.right, t, e, pub))
+                    u = tile_index(canonical(inner, v), mp)
+                    f = move_features(r, ctx, [u], u, end)
+                    public[end][v] = sum(coefs[k] * f[k] for k in range(len(f))
+                                         if k not in HAND_FEATURES and k not in (0, 3))
+        rows.append((s, later[s], ctx.left, ctx.right, t, e, public))
     if not rows:
         return None
-    tile_score = np.array([coefs[0] * (st.ta[u] + st.tb[u]) + coefs[3] * (st.ta[u] == st.tb[u]) for u in range(st.nt)])
+    ta, tb = r.tile_a, r.tile_b
+    tile_score = np.array([coefs[0] * (ta[u] + tb[u]) + coefs[3] * (ta[u] == tb[u]) for u in range(r.n_tiles)])
     return Prepared(
         seat=np.array([x[0] for x in rows], dtype=np.int64),
         later=np.array([x[1] for x in rows], dtype=np.int64),
@@ -253,47 +198,37 @@ def prepare(st: Static, view: dict[str, Any], seats: set[int], coefs: tuple[floa
     )
 
 
-def tile_arrays(st: Static) -> tuple[Any, Any, Any, int]:
+@lru_cache(maxsize=64)
+def tile_arrays(r: FastRules) -> tuple[Any, Any, Any, int]:
     """(ta, tb, num, dbl) for :func:`capicua.fastpath.playlik.play_log_likelihoods`."""
-    cached = getattr(st, "_playlik_arrays", None)
-    if cached is None:
-        import numpy as np
+    import numpy as np
 
-        num = [0] * (st.max_pip + 1)
-        dbl = 0
-        for u in range(st.nt):
-            num[st.ta[u]] |= 1 << u
-            num[st.tb[u]] |= 1 << u
-            if st.ta[u] == st.tb[u]:
-                dbl |= 1 << u
-        cached = (np.array(st.ta, dtype=np.int64), np.array(st.tb, dtype=np.int64),
-                  np.array(num, dtype=np.int64), dbl)
-        st._playlik_arrays = cached  # type: ignore[attr-defined]
-    return cached  # type: ignore[no-any-return]
+    return (np.array(r.tile_a, dtype=np.int64), np.array(r.tile_b, dtype=np.int64),
+            np.array(r.num_mask, dtype=np.int64), r.doubles_mask)
 
 
-def log_likelihoods_reference(st: Static, view: dict[str, Any], hands: list[list[int]], seats: set[int],
+def log_likelihoods_reference(pub: PublicState, hands: list[list[int]], seats: set[int],
                               coefs: tuple[float, ...] = COEFS) -> list[float]:
     """Per seat, log P(its observed plays | deal) in plain Python (the
     reference the JIT function is tested against)."""
     import math
 
-    plays, _now = replay(st, view)
-    forced = forced_opening(st)
-    held = [set(h) for h in hands[: st.n]]
-    out = [0.0] * st.n
-    for ctx, t, e in reversed(plays):
+    r = pub.r
+    forced = forced_opening(r)
+    held = [set(h) for h in hands[: r.players]]
+    out = [0.0] * r.players
+    for ctx, t, e in reversed(pub.plays):
         s = ctx.seat
         held[s].add(t)
         if s not in seats or (e < 0 and forced):
             continue
         hand = sorted(held[s])
-        moves = legal_moves(st, ctx, hand)
+        moves = legal_moves(r, ctx, hand)
         if len(moves) <= 1:
             continue
         if ctx.left == ctx.right and e == 1:
             e = 0
-        sc = {m: move_score(st, ctx, hand, m[0], m[1], coefs) for m in moves}
+        sc = {m: move_score(r, ctx, hand, m[0], m[1], coefs) for m in moves}
         top = max(sc.values())
         z = sum(math.exp(v - top) for v in sc.values())
         out[s] += sc[(t, e)] - top - math.log(z)

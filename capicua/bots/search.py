@@ -20,8 +20,10 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from capicua.engine.fast import FastRules, FastState, Move, margin, policy_playout
+
 from .infer import Knowledge
-from .sim import Sim, Static, move_of_json, playout, sim_from_match, static_of
+from .public import PublicState, public_state
 
 # Calibrated on the reference machine (2-core VM, CPython 3.11), microseconds.
 # Python playout ~= BASE_US + PER_TILE_US * tiles still in hands.
@@ -44,14 +46,13 @@ K_MODEL_FACTOR = 4.0
 @dataclass(frozen=True)
 class Config:
     budget_ms: float
-    policy: int = 2  # rollout policy, see sim.playout
     beta: float = 0.0  # weight of the "botar la gorda" play model (0: unweighted samples)
     oversample: int = 1  # draw this many candidates per kept sample when weighting
     endgame_tiles: int = 0  # exact solve when at most this many tiles remain in hands
     endgame_samples: int = 24
     win_bonus: float = 0.0  # bonus for winning the hand at all (value = margin + bonus * sign)
     n_per_sample: int = 2  # kernel playouts per sample and move
-    kernel_p: float = 0.75  # kernel rollout: heaviest tile with this probability, else uniform
+    kernel_p: float = 0.75  # rollouts (kernel and Python): heaviest tile with this probability, else uniform
     model_partner: bool = False  # also weight by the partner's plays
     min_ess: float = 0.3  # temper the weights to keep this share of effective samples
     # Kernel rollout policy: "p" (heaviest w.p. kernel_p, else uniform),
@@ -75,7 +76,7 @@ class Config:
     play_model_partner: bool = True  # also weight by the partner's plays
 
 
-DIFICIL = Config(budget_ms=40.0, policy=2)
+DIFICIL = Config(budget_ms=40.0)
 # Heuristic kernel rollouts: 52.0% vs 50.0% against dificil and 59.3% vs 54.3%
 # against botagorda for the p-policy on the same deals (seed 11, 300 duplicate
 # hands; overlapping intervals, see docs/bots.md).
@@ -88,55 +89,19 @@ DIFICIL = Config(budget_ms=40.0, policy=2)
 # heuristic: 53.4% vs 52.3% of decided hands against dificil and a margin of
 # +3.29 vs +1.93 points per hand on the same 4,000 duplicate deals (seed 1);
 # 64.9% vs 64.6% against botagorda (docs/bots.md, "Play-model rollouts").
-EXPERTO = Config(budget_ms=50.0, policy=2, n_per_sample=4, endgame_tiles=18, endgame_samples=48,
+EXPERTO = Config(budget_ms=50.0, n_per_sample=4, endgame_tiles=18, endgame_samples=48,
                  rollout="model", gorda=True, play_model=1.0, oversample=3)
 
 
-def _dedupe(st: Static, view: dict[str, Any]) -> list[dict[str, Any]]:
-    """Legal actions, dropping moves equivalent to an earlier one (same tile on
-    two ends that show the same number and kind)."""
-    out = []
-    seen: set[tuple[int, int, bool]] = set()
-    for a in view["legal"]:
-        key = _move_key(st, view, a)
-        if key is not None:
-            if key in seen:
-                continue
-            seen.add(key)
-        out.append(a)
-    return out
-
-
-def _move_key(st: Static, view: dict[str, Any], a: dict[str, Any]) -> tuple[int, int, bool] | None:
-    """What makes two plays of a tile the same move: the number and kind of the end
-    it covers (None for the opening play, which has no end)."""
-    if a.get("end") is None:
-        return None
-    end = next(e for e in view.get("ends") or [] if e["end"] == a["end"])
-    return (st.index(a["tile"]), int(end["value"]), bool(end["double"]))
-
-
 def distinct_moves(view: dict[str, Any]) -> list[dict[str, Any]]:
-    """The legal plays of ``view`` that differ (as the search sees them): the moves
-    :func:`search_evaluate` values, in legal order."""
-    return [dict(a) for a in _dedupe(static_of(view["rules"]), view)]
+    """The legal plays of ``view`` that differ (:meth:`FastState.distinct_moves`):
+    the moves :func:`search_evaluate` values, in legal order."""
+    return [dict(a) for a in public_state(view).candidates]
 
 
 def same_move(view: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
     """The move of :func:`distinct_moves` that ``action`` (one of the legal plays) equals."""
-    st = static_of(view["rules"])
-    key = _move_key(st, view, action)
-    tile = sorted(action["tile"])
-    for a in _dedupe(st, view):
-        if key is None and a.get("end") is None and sorted(a["tile"]) == tile:
-            return dict(a)  # the opening tile, laid either way round
-        if key is not None and _move_key(st, view, a) == key:
-            return dict(a)
-    raise ValueError(f"{action!r} is not a legal play of this view")
-
-
-def _tiles_left(view: dict[str, Any]) -> int:
-    return int(sum(view["counts"]))
+    return dict(public_state(view).same_move(action))
 
 
 def playouts_for(budget_ms: float, tiles_left: int) -> int:
@@ -170,17 +135,23 @@ def warmup() -> None:
         playlik_warmup()
 
 
-def _use_kernel(st: Static) -> bool:
-    return st.line and st.max_pip <= 9 and _kernel() is not None
+def _use_kernel(r: FastRules) -> bool:
+    return r.layout == 0 and r.max_pip <= 9 and _kernel() is not None
 
 
 def search_decide(view: dict[str, Any], rng: random.Random, cfg: Config) -> dict[str, Any]:
-    legal = view.get("legal") or []
+    """The search's move in ``view`` (:func:`decide_public` on its :class:`PublicState`)."""
+    return decide_public(public_state(view), rng, cfg)
+
+
+def decide_public(pub: PublicState, rng: random.Random, cfg: Config) -> dict[str, Any]:
+    """The first distinct legal move of highest value (see :func:`search_evaluate`)."""
+    legal = pub.legal
     if not legal:
         raise ValueError("the seat has no choice to make in this view")
     if "redeal" in legal[0]:
         return {"redeal": True}
-    cands, scores, _ = _root_scores(view, rng, cfg)
+    cands, scores, _ = _root_scores(pub, rng, cfg)
     best = max(range(len(cands)), key=lambda i: scores[i])
     return dict(cands[best])
 
@@ -193,27 +164,26 @@ def search_evaluate(view: dict[str, Any], rng: random.Random, cfg: Config) -> li
     minus the rivals'). The same search as :func:`search_decide`, which plays the
     first move of highest value. A single distinct move is not searched: its
     value is 0.0."""
-    legal = view.get("legal") or []
-    if not legal or "redeal" in legal[0]:
+    pub = public_state(view)
+    if not pub.legal or "redeal" in pub.legal[0]:
         raise ValueError("the seat has no move to evaluate in this view")
-    cands, scores, deals = _root_scores(view, rng, cfg)
+    cands, scores, deals = _root_scores(pub, rng, cfg)
     return [(dict(a), v / deals) for a, v in zip(cands, scores, strict=True)]
 
 
 def _root_scores(
-    view: dict[str, Any], rng: random.Random, cfg: Config
+    pub: PublicState, rng: random.Random, cfg: Config
 ) -> tuple[list[dict[str, Any]], list[float], int]:
     """The distinct legal moves, their summed values and how many deals were summed."""
-    st = static_of(view["rules"])
-    cands_json = _dedupe(st, view)
+    cands_json = pub.candidates
     if len(cands_json) == 1:
         return cands_json, [0.0], 1
-    kn = Knowledge(view)
-    base = kn.base
-    moves = [move_of_json(st, base, a) for a in cands_json]
-    team = st.team_of[kn.me]
-    left = _tiles_left(view)
-    exact = cfg.endgame_tiles > 0 and left <= cfg.endgame_tiles and st.line and not st.drawing
+    r = pub.r
+    kn = Knowledge(pub)
+    moves = pub.moves
+    team = r.team_of[pub.me]
+    left = pub.tiles_left()
+    exact = cfg.endgame_tiles > 0 and left <= cfg.endgame_tiles and r.layout == 0 and not r.drawing
     if exact:
         samples = _samples(kn, rng, cfg.endgame_samples, cfg)
         scores = [0.0] * len(moves)
@@ -221,14 +191,14 @@ def _root_scores(
         cap = cfg.budget_ms * NODES_PER_MS
         done = 0
         for done, hands in enumerate(samples, 1):
-            vals = solve_root(kn.to_sim(hands), moves, team, nodes, cfg.win_bonus)
+            vals = solve_root(kn.to_state(hands), moves, team, nodes, cfg.win_bonus)
             for i, v in enumerate(vals):
                 scores[i] += v
             if nodes[0] > cap and done >= 8:
                 break  # the budget is spent: decide on the deals solved so far
         return cands_json, scores, max(1, done)
-    if _use_kernel(st):
-        return cands_json, _kernel_scores(kn, rng, cfg, moves, left, view), 1
+    if _use_kernel(r):
+        return cands_json, _kernel_scores(kn, rng, cfg, moves, left), 1
     scores, n_samples = _python_scores(kn, rng, cfg, moves, left, team)
     return cands_json, scores, n_samples
 
@@ -239,7 +209,10 @@ def _sample_cost_us(cfg: Config) -> float:
 
 
 def _play_model_on(kn: Knowledge, cfg: Config) -> bool:
-    return cfg.play_model > 0.0 and cfg.oversample > 1 and kn.st.line and not kn.st.drawing
+    # The model tells moves apart by the number they leave open alone (playmodel.legal_moves),
+    # which is the rule of equivalent moves only where the open count does not score.
+    r = kn.r
+    return cfg.play_model > 0.0 and cfg.oversample > 1 and r.layout == 0 and not r.drawing and not r.in_play
 
 
 def _hand_masks(deals: list[list[list[int]]], n: int) -> Any:
@@ -257,12 +230,12 @@ def _hand_masks(deals: list[list[list[int]]], n: int) -> Any:
 
 
 def _kernel_scores(
-    kn: Knowledge, rng: random.Random, cfg: Config, moves: list[tuple[int, int]], left: int, view: dict[str, Any]
+    kn: Knowledge, rng: random.Random, cfg: Config, moves: list[Move], left: int
 ) -> list[float]:
     import numpy as np
 
     k = _kernel()
-    st = kn.st
+    pub = kn.pub
     n_per = cfg.n_per_sample
     model = cfg.rollout in ("model", "model_q")
     smart = cfg.rollout == "smart" or model
@@ -272,38 +245,31 @@ def _kernel_scores(
     n_samples = max(8, int(cfg.budget_ms * 1000.0 / per_sample))
     gmasks: list[int] = []
     samples = _samples(kn, rng, n_samples, cfg, gmasks)
-    n = st.n
+    n = kn.r.players
     masks = _hand_masks(samples, n)
-    nb = len(samples[0][n])
-    bones = np.array([h[n] for h in samples], dtype=np.int64).reshape(len(samples), nb)
-    b = kn.base
-    if b.started:
-        table = np.array([b.ends[0], b.ends[1], int(b.dbl[0]), int(b.dbl[1]), b.arms_played + 1], dtype=np.int64)
-    else:
-        table = np.array([-1, -1, 0, 0, 0], dtype=np.int64)
-    # Bones are drawn from the front in the kernel (bpos upwards): reverse our pop-order list.
-    bones = bones[:, ::-1].copy()
+    bones = np.array([h[n] for h in samples], dtype=np.int64).reshape(len(samples), len(samples[0][n]))
+    pos = k.position(pub.base)
     mv = np.array(moves, dtype=np.int64)
+    R = k.kernel_rules(pub.rules)
     if smart:
         if model:
-            from .playmodel import COEFS, public_masks
+            from .playmodel import COEFS
 
-            passed, opened, tmask = public_masks(st, view)
+            passed, opened, tmask = pub.passed, pub.opened, pub.on_table
             weights: Any = [c * cfg.model_sharpness for c in (cfg.smart_weights or COEFS)]
         else:
-            passed, opened, tmask = list(k.passed_masks(view["passed_on"])), None, 0
+            passed, opened, tmask = pub.passed, None, 0
             weights = cfg.smart_weights
         res = k.evaluate_moves_smart(
-            k.kernel_rules(st.rules), masks, bones, table, int(view["turn"]), b.passes,
-            int(view.get("opener") or 0), -1, 0, mv, n_per, rng.getrandbits(62), cfg.smart_q,
-            weights, passed,
+            R, masks, bones, pos.table, pos.turn, pos.passes, pos.opener, -1, 0, mv, n_per,
+            rng.getrandbits(62), cfg.smart_q, weights, passed,
             np.array(gmasks, dtype=np.int64) if cfg.gorda_rollouts and gmasks else None,
             opened, tmask, cfg.rollout == "model",
         )
     else:
         res = k.evaluate_moves(
-            k.kernel_rules(st.rules), masks, bones, table, int(view["turn"]), b.passes,
-            int(view.get("opener") or 0), -1, 0, mv, n_per, rng.getrandbits(62), cfg.kernel_p,
+            R, masks, bones, pos.table, pos.turn, pos.passes, pos.opener, -1, 0, mv, n_per,
+            rng.getrandbits(62), cfg.kernel_p,
         )
     out = []
     for i in range(len(moves)):
@@ -315,7 +281,7 @@ def _kernel_scores(
 
 
 def _python_scores(
-    kn: Knowledge, rng: random.Random, cfg: Config, moves: list[tuple[int, int]], left: int, team: int
+    kn: Knowledge, rng: random.Random, cfg: Config, moves: list[Move], left: int, team: int
 ) -> tuple[list[float], int]:
     """Summed margins of each move over the sampled deals, and how many deals."""
     per_playout = BASE_US + PER_TILE_US * left
@@ -323,14 +289,11 @@ def _python_scores(
     n_samples = max(4, int(cfg.budget_ms * 1000.0 / per_sample))
     samples = _samples(kn, rng, n_samples, cfg)
     scores = [0.0] * len(moves)
+    before = kn.pub.base.in_play
     for hands in samples:
-        det = kn.to_sim(hands)
+        det = kn.to_state(hands)
         for i, m in enumerate(moves):
-            s = det.copy()
-            s.play(m)
-            if not s.over:
-                playout(s, rng, cfg.policy)
-            v = s.margin(team)
+            v = _rollout_margin(det, m, rng, cfg.kernel_p, team, before)
             if cfg.win_bonus:
                 v += cfg.win_bonus * (1 if v > 0 else -1 if v < 0 else 0)
             scores[i] += v
@@ -352,16 +315,16 @@ def gorda_posteriors(
     ``probe`` deals consistent with the view. ``evidence`` scales the log Bayes
     factor: both hypotheses are crude models of real players, and a scale
     above 1 pushes the posterior towards 0 or 1 sooner."""
-    st = kn.st
+    r = kn.r
     excl = kn.gorda_exclusions()
-    post = [0.0] * st.n
-    if st.drawing or prior <= 0.0:
+    post = [0.0] * r.players
+    if r.drawing or prior <= 0.0:
         return post, excl
-    partner = st.rules.partner_of(kn.me)
-    seats = [s for s in range(st.n) if s != kn.me and s != partner and excl[s] is not None]
+    partner = r.rules.partner_of(kn.me)
+    seats = [s for s in range(r.players) if s != kn.me and s != partner and excl[s] is not None]
     if not seats:
         return post, excl
-    acc = [0.0] * st.n
+    acc = [0.0] * r.players
     for _ in range(probe):
         ll = kn.seat_log_likelihoods(kn.sample(rng), beta_s)
         for s in seats:
@@ -385,18 +348,19 @@ def _samples(
     drawn from ``k * oversample`` candidates in proportion to the likelihood
     of the observed plays (tempered so that the effective sample size stays at
     least ``cfg.min_ess`` of ``k``)."""
+    r = kn.r
     play_model = _play_model_on(kn, cfg)
-    weighted = play_model or (cfg.beta > 0.0 and cfg.oversample > 1 and not kn.st.drawing)
+    weighted = play_model or (cfg.beta > 0.0 and cfg.oversample > 1 and not r.drawing)
     n_draw = k * cfg.oversample if weighted else k
     pool: list[list[list[int]]] = []
     pool_g: list[int] = []
-    if cfg.gorda and not kn.st.drawing:
+    if cfg.gorda and not r.drawing:
         post, excl = gorda_posteriors(kn, rng, cfg.gorda_probe, 0.3, cfg.gorda_prior, cfg.gorda_evidence)
-        seats = [s for s in range(kn.st.n) if post[s] > 0.0]
+        seats = [s for s in range(r.players) if post[s] > 0.0]
         if seats:
             none: frozenset[int] = frozenset()
             for _ in range(n_draw):
-                ex = [none] * kn.st.n
+                ex = [none] * r.players
                 bits = 0
                 for s in seats:
                     e = excl[s]
@@ -412,7 +376,7 @@ def _samples(
         if gmasks is not None:
             gmasks.extend(pool_g)
         return pool
-    partner = kn.st.rules.partner_of(kn.me)
+    partner = r.rules.partner_of(kn.me)
     if play_model:
         logw = _play_model_log_weights(kn, pool, pool_g, cfg, partner)
     else:
@@ -439,13 +403,13 @@ def _play_model_log_weights(
 
     from . import playmodel
 
-    st = kn.st
-    seats = {s for s in range(st.n) if s != kn.me and (cfg.play_model_partner or s != partner)}
-    prep = playmodel.prepare(st, kn.view, seats)
+    r = kn.r
+    seats = {s for s in range(r.players) if s != kn.me and (cfg.play_model_partner or s != partner)}
+    prep = playmodel.prepare(kn.pub, seats)
     if prep is None:
         return [0.0] * len(pool)
-    masks = _hand_masks(pool, st.n)
-    ta, tb, num, dbl = playmodel.tile_arrays(st)
+    masks = _hand_masks(pool, r.players)
+    ta, tb, num, dbl = playmodel.tile_arrays(r)
     ll = cfg.play_model * play_log_likelihoods(masks, prep, ta, tb, num, dbl)
     g = np.array(pool_g, dtype=np.int64)
     for s in seats:
@@ -489,48 +453,60 @@ def _resample(logw: list[float], k: int, min_ess: float, rng: random.Random) -> 
     return out
 
 
+def _rollout_margin(
+    det: FastState, move: Move, rng: random.Random, p: float, team: int, before: list[int]
+) -> float:
+    """``team``'s margin from ``det`` on after ``move`` and a :func:`policy_playout` with ``p``."""
+    s = det.copy()
+    s.play(move)
+    res = s.result if s.result is not None else policy_playout(s, rng, p)
+    return margin(res, team, before)
+
+
 # ------------------------------------------------------------ exact endgame
 def solve_root(
-    sim: Sim, moves: list[tuple[int, int]], team: int, nodes: list[int] | None = None, win_bonus: float = 0.0
+    state: FastState, moves: list[Move], team: int, nodes: list[int] | None = None, win_bonus: float = 0.0
 ) -> list[float]:
-    """Exact value (team margin with best play by both sides, everything
-    visible) of each root move, plus ``win_bonus`` for a won hand (minus it
-    for a lost one). ``nodes[0]`` counts the positions visited."""
+    """Exact value (``team``'s margin from ``state`` on with best play by both
+    sides, everything visible) of each root move, plus ``win_bonus`` for a won
+    hand (minus it for a lost one). ``nodes[0]`` counts the positions visited."""
     out = []
     counter = nodes if nodes is not None else [0]
+    before = state.in_play[:]
     for m in moves:
-        c = sim.copy()
+        c = state.copy()
         c.play(m)
-        out.append(_ab(c, team, -math.inf, math.inf, counter, win_bonus))
+        out.append(_ab(c, team, -math.inf, math.inf, counter, win_bonus, before))
     return out
 
 
-def _ab(sim: Sim, team: int, alpha: float, beta: float, nodes: list[int], win_bonus: float = 0.0) -> float:
+def _ab(
+    state: FastState, team: int, alpha: float, beta: float, nodes: list[int], win_bonus: float, before: list[int]
+) -> float:
     nodes[0] += 1
-    if sim.over:
-        v = sim.margin(team)
+    res = state.result
+    if res is not None:
+        v = margin(res, team, before)
         return v + win_bonus * ((v > 0) - (v < 0)) if win_bonus else v
-    st = sim.st
-    seat = sim.turn
-    assert seat is not None
-    moves = sim.moves()
-    tp = st.tp
-    moves.sort(key=lambda m: -tp[m[0]])
-    if st.team_of[seat] == team:
+    r = state.r
+    moves = state.distinct_moves()
+    tp = r.tile_pips
+    moves.sort(key=lambda m: -tp[m[0]])  # heaviest first: the likely best moves cut the most
+    if r.team_of[state.turn] == team:
         v = -math.inf
         for m in moves:
-            c = sim.copy()
+            c = state.copy()
             c.play(m)
-            v = max(v, _ab(c, team, alpha, beta, nodes, win_bonus))
+            v = max(v, _ab(c, team, alpha, beta, nodes, win_bonus, before))
             alpha = max(alpha, v)
             if alpha >= beta:
                 break
         return v
     v = math.inf
     for m in moves:
-        c = sim.copy()
+        c = state.copy()
         c.play(m)
-        v = min(v, _ab(c, team, alpha, beta, nodes, win_bonus))
+        v = min(v, _ab(c, team, alpha, beta, nodes, win_bonus, before))
         beta = min(beta, v)
         if alpha >= beta:
             break
@@ -546,47 +522,32 @@ def cheat_decide(match: Any, seat: int, rng: random.Random, budget_ms: float = 2
         raise ValueError("the seat has no choice to make")
     if match.phase == "redeal_question":
         return {"redeal": True}
-    view = match.view(seat)
-    st = static_of(match.rules)
-    sim = sim_from_match(match)
-    cands = [(a, move_of_json(st, sim, a)) for a in _dedupe(st, view)]
+    pub = public_state(match.view(seat))
+    state = FastState.from_match(match)
+    cands, moves = pub.candidates, pub.moves
     if len(cands) == 1:
-        return dict(cands[0][0])
-    team = st.team_of[seat]
-    left = _tiles_left(view)
-    if left <= endgame_tiles and st.line and not st.drawing:
-        vals = solve_root(sim, [m for _, m in cands], team)
-    elif _use_kernel(st):
+        return dict(cands[0])
+    r = pub.r
+    team = r.team_of[seat]
+    left = pub.tiles_left()
+    if left <= endgame_tiles and r.layout == 0 and not r.drawing:
+        vals = solve_root(state, moves, team)
+    elif _use_kernel(r):
         import numpy as np
 
         k = _kernel()
-        moves = [m for _, m in cands]
         per = len(moves) * (K_BASE_US + K_TILE_US * left)
         reps = max(4, int(budget_ms * 1000.0 / per))
-        masks = np.array([[sum(1 << t for t in h) for h in sim.hands]], dtype=np.int64)
-        bone = np.array([list(reversed(sim.boneyard))], dtype=np.int64).reshape(1, len(sim.boneyard))
-        if sim.started:
-            table = np.array([sim.ends[0], sim.ends[1], int(sim.dbl[0]), int(sim.dbl[1]), sim.arms_played + 1],
-                             dtype=np.int64)
-        else:
-            table = np.array([-1, -1, 0, 0, 0], dtype=np.int64)
-        hand = match.hand
+        pos = k.position(state)
         res = k.evaluate_moves(
-            k.kernel_rules(st.rules), masks, bone, table, seat, sim.passes, hand.opener,
-            -1, 0, np.array(moves, dtype=np.int64), reps, rng.getrandbits(62), 0.75,
+            k.kernel_rules(pub.rules), pos.hands.reshape(1, -1), pos.boneyard.reshape(1, -1), pos.table,
+            pos.turn, pos.passes, pos.opener, -1, 0, np.array(moves, dtype=np.int64), reps,
+            rng.getrandbits(62), 0.75,
         )
         vals = [float(res[i, 0]) for i in range(len(moves))]
     else:
         reps = max(2, playouts_for(budget_ms, left) // len(cands))
-        vals = []
-        for _, m in cands:
-            acc = 0.0
-            for _ in range(reps):
-                s = sim.copy()
-                s.play(m)
-                if not s.over:
-                    playout(s, rng, 2)
-                acc += s.margin(team)
-            vals.append(acc)
+        before = state.in_play[:]
+        vals = [sum(_rollout_margin(state, m, rng, 0.75, team, before) for _ in range(reps)) for m in moves]
     best = max(range(len(cands)), key=lambda i: vals[i])
-    return dict(cands[best][0])
+    return dict(cands[best])

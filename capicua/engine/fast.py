@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .rules import DEAL_OPENERS, FORCED_DOUBLE_OPENERS, Rules
 from .state import next_opener as _next_opener
@@ -370,6 +370,78 @@ class FastState:
         assert opener is not None
         return cls(r, hands, turn=opener, required_first=required, boneyard=tuple(order[n * size :]))
 
+    @classmethod
+    def from_view(cls, rules: Rules | FastRules, view: dict[str, Any]) -> FastState:
+        """The position a seat's ``view`` shows, with what it cannot see left
+        empty: the table, the turn, the passes in a row, the last player, the
+        opener, the match scores and this hand's in-play points; the viewing
+        seat holds its own tiles, every other hand is empty and there is no
+        boneyard (:meth:`with_hidden` fills them from a sampled deal).
+        A required opening tile is not in a view: ``required_first`` is -1
+        (the seat's legal moves already say which tile it must lead)."""
+        r = rules if isinstance(rules, FastRules) else fast_rules(rules)
+        mp = r.max_pip
+        st = cls.__new__(cls)
+        st.r = r
+        hands = [0] * r.players
+        seat = view.get("seat")
+        if seat is not None:
+            hands[seat] = r.mask_of([(int(a), int(b)) for a, b in view["hand"]])
+        st.hands = hands
+        arms: dict[str, list[Any]] = view.get("arms") or {}
+        if view.get("center") is None:
+            st.center = -1
+            st.ends = []
+            st.end_double = []
+            st.uncovered = 0
+        else:
+            st.center = tile_index(canonical(*view["center"]), mp)
+            ends = view["ends"]
+            st.ends = [int(e["value"]) for e in ends]
+            st.end_double = [bool(e["double"]) for e in ends]
+            st.uncovered = 0
+            if r.layout != LINE:
+                # The view marks the spinner sides still to cover as the only playable ends;
+                # with none covered yet every side is playable and every side uncovered.
+                playable = [i for i, e in enumerate(ends) if e["playable"]]
+                if len(playable) < len(ends) or not any(arms.values()):
+                    for i in playable:
+                        st.uncovered |= 1 << i
+        st.arm_tiles = sum(len(v) for v in arms.values())
+        turn = view.get("turn")
+        st.turn = -1 if turn is None else int(turn)
+        passes = 0
+        last_player = -1
+        in_play = [0] * r.teams
+        for action in view.get("history") or []:
+            if "play" in action:
+                passes = 0
+                last_player = int(action["seat"])
+                if "score" in action:
+                    in_play[r.team_of[last_player]] += int(action["score"])
+            elif action.get("pass"):
+                passes += 1
+        st.passes = passes
+        st.last_player = last_player
+        opener = view.get("opener")
+        st.opener = 0 if opener is None else int(opener)
+        st.required_first = -1
+        st.boneyard = ()
+        st.bpos = 0
+        st.scores = [int(x) for x in view["scores"]]
+        st.in_play = in_play
+        st.result = None
+        return st
+
+    def with_hidden(self, hands: list[int], boneyard: tuple[int, ...]) -> FastState:
+        """A copy whose hands are ``hands`` (masks, every seat) and whose boneyard,
+        in draw order, is ``boneyard``: a view's position completed by a deal."""
+        st = self.copy()
+        st.hands = list(hands)
+        st.boneyard = boneyard
+        st.bpos = 0
+        return st
+
     def copy(self) -> FastState:
         st = FastState.__new__(FastState)
         st.r = self.r
@@ -459,6 +531,48 @@ class FastState:
                     out.append((t, a))
             u ^= low
         return out
+
+    def distinct_moves(self) -> list[Move]:
+        """:meth:`legal_moves` without the moves equivalent to an earlier one.
+
+        Two plays of one tile are the same move when the ends they cover show
+        the same number and, where the open count scores (All Fives,
+        Fives-and-Threes), the same kind of end (a double counts twice): the
+        two positions then differ only by which arm is which, and no rule
+        reads an arm's name (a cross's spinner sides are all uncovered or all
+        covered among the playable arms; the capicúa compares the two ends of
+        a line, symmetric; a double-nine cross opens the same two arms). Kept:
+        the first of each class, in legal order."""
+        moves = self.legal_moves()
+        if self.center < 0 or len(moves) < 2:
+            return moves
+        keys = self._end_keys()
+        out: list[Move] = []
+        last_tile = -1
+        seen: list[int] = []
+        for t, a in moves:
+            if t != last_tile:
+                last_tile = t
+                seen = []
+            k = keys[a]
+            if k in seen:
+                continue
+            seen.append(k)
+            out.append((t, a))
+        return out
+
+    def _end_keys(self) -> list[int]:
+        """Per arm, what a play on it leaves that the rules read: the number,
+        and where the open count scores, whether a double shows it."""
+        if self.r.in_play:
+            dbl = self.end_double
+            return [2 * v + dbl[a] for a, v in enumerate(self.ends)]
+        return self.ends
+
+    def equivalence_key(self, move: Move) -> tuple[int, int]:
+        """Equal for two legal moves exactly when :meth:`distinct_moves` counts them as one."""
+        tile, arm = move
+        return (tile, -1 if arm < 0 else self._end_keys()[arm])
 
     # -------------------------------------------------------------- moves
     def apply(self, move: Move) -> Undo:
@@ -666,6 +780,20 @@ def next_opener(
     return _next_opener(r.rules, kind, seat, opener, None if last_player < 0 else last_player, list(totals))
 
 
+def margin(result: FastResult, team: int, in_play_before: list[int] | tuple[int, ...]) -> float:
+    """``team``'s points minus the mean of the other teams' points, counted from
+    the position whose in-play points per team were ``in_play_before``: the
+    in-play points scored since, plus the hand's result (a match ended at the
+    target gives only its in-play points)."""
+    teams = len(result.in_play)
+    gains = [result.in_play[t] - in_play_before[t] for t in range(teams)]
+    if result.team is not None:
+        gains[result.team] += result.points
+    if teams == 2:
+        return float(gains[team] - gains[1 - team])
+    return gains[team] - (sum(gains) - gains[team]) / (teams - 1)
+
+
 # ------------------------------------------------------------------ playouts
 def heaviest(r: FastRules, moves: list[Move]) -> Move:
     """The first move (in legal order) whose tile has the most points."""
@@ -852,6 +980,7 @@ __all__ = [
     "domino_points",
     "fast_rules",
     "heaviest",
+    "margin",
     "next_opener",
     "policy_playout",
     "random_playout",
