@@ -190,14 +190,21 @@ def test_decision_records_point_at_the_chosen_move() -> None:
 
 
 def test_fit_playmodel_command_prints_coefficients(capsys: pytest.CaptureFixture[str]) -> None:
+    """The JSON alone on stdout, a progress bar on stderr, and the same output from a second
+    run with the same arguments (seeds from sha256, not from the process's hash())."""
     import json
 
     from capicua.cli import main
 
-    assert main(["fit-playmodel", "--a", "dificil", "--b", "random", "--deals", "6", "--seed", "t"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    args = ["fit-playmodel", "--a", "dificil", "--b", "random", "--deals", "6", "--seed", "t"]
+    assert main(args) == 0
+    first = capsys.readouterr()
+    out = json.loads(first.out)  # stdout is the JSON document and nothing else
     assert len(out["coefs"]) == len(FEATURES) and out["decisions"] >= 50
     assert set(out["decisions_by_level"]) == {"dificil"}
+    assert "6/6" in first.err  # the progress bar, on stderr
+    assert main([*args, "--workers", "2"]) == 0
+    assert capsys.readouterr().out == first.out  # the same run again, in two processes: the same output
 
 
 def test_no_partner_terms_outside_partnership_games() -> None:

@@ -9,18 +9,23 @@ conditional logit (softmax over the moves, L2 penalty, Newton steps) on 70%
 of them and prints JSON: the coefficients in ``FEATURES`` order (paste them
 into ``playmodel.COEFS``), the number of decisions, and the held-out
 log-likelihood gain per decision over a uniform choice — next to the best
-pip-only softmax, the model the search used before.
+pip-only softmax, the model the search used before. A progress bar with the
+time left goes to stderr; stdout holds the JSON alone. Every decision's seed
+comes from sha256 of the run's seed, the deal, the side and the step, so two
+runs with the same arguments print the same JSON (whatever the workers).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from capicua.engine import Match, make_rules, parse_action
 
@@ -48,6 +53,11 @@ def decision_record(view: dict[str, Any], action: dict[str, Any]) -> tuple[Any, 
     return X, moves.index((t, e))
 
 
+def decision_seed(seed: str, deal: int, swap: int, step: int) -> int:
+    """The seed of one decision: the same on every run and in every process."""
+    return int.from_bytes(hashlib.sha256(f"{seed}:{deal}:{swap}:{step}".encode()).digest()[:4], "big")
+
+
 def _collect(args: tuple[str, str, str, int, int]) -> list[Record]:
     a, b, seed, start, stop = args
     rules = make_rules("cubano")
@@ -63,7 +73,7 @@ def _collect(args: tuple[str, str, str, int, int]) -> list[Record]:
                 assert seat is not None
                 view = match.view(seat)
                 level = levels[seat % 2]
-                action = decide(level, view, hash((seed, d, swap, k)) & 0xFFFFFFFF, None)
+                action = decide(level, view, decision_seed(seed, d, swap, k), None)
                 if match.phase == "play" and level in ("dificil", "experto"):
                     rec = decision_record(view, action)
                     if rec is not None:
@@ -77,12 +87,20 @@ def collect(a: str, b: str, deals: int, seed: str, workers: int = 1) -> list[Rec
     """The search levels' decisions in ``deals`` duplicate hands of ``a`` against ``b``."""
     chunk = max(1, deals // (4 * max(1, workers)))
     jobs = [(a, b, seed, s, min(deals, s + chunk)) for s in range(0, deals, chunk)]
-    if workers <= 1:
-        warmup()
-        parts = [_collect(j) for j in jobs]
-    else:
-        with ProcessPoolExecutor(max_workers=workers, initializer=warmup) as ex:
-            parts = list(ex.map(_collect, jobs))
+    parts: list[list[Record]] = [[] for _ in jobs]
+    with tqdm(total=deals, unit="deal", desc="fit-playmodel", file=sys.stderr) as bar:
+        if workers <= 1:
+            warmup()
+            for i, job in enumerate(jobs):
+                parts[i] = _collect(job)
+                bar.update(job[4] - job[3])
+        else:
+            with ProcessPoolExecutor(max_workers=workers, initializer=warmup) as ex:
+                futures = {ex.submit(_collect, job): i for i, job in enumerate(jobs)}
+                for fut in as_completed(futures):
+                    i = futures[fut]
+                    parts[i] = fut.result()
+                    bar.update(jobs[i][4] - jobs[i][3])
     return [r for p in parts for r in p]
 
 
