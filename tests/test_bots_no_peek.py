@@ -50,7 +50,10 @@ def _alternative(match: Match, seat: int, rng: random.Random) -> Match | None:
     kn = Knowledge(public_state(view))
     new = kn.sample(rng)
     tiles = full_set(rules.max_pip)
-    idx = lambda t: tile_index((min(t), max(t)), rules.max_pip)  # noqa: E731
+
+    def idx(t: Any) -> int:
+        return tile_index((min(t), max(t)), rules.max_pip)
+
     pi: dict[int, int] = {}
     for s in range(rules.players):
         if s == seat:
@@ -71,7 +74,7 @@ def _alternative(match: Match, seat: int, rng: random.Random) -> Match | None:
         )
         for a in hand.actions:
             if "play" in a:
-                other.apply(a["seat"], Play(tuple(a["play"]), a["end"]))  # type: ignore[arg-type]
+                other.apply(a["seat"], Play(tuple(a["play"]), a["end"]))
             elif "redeal" in a:
                 other.apply(a["seat"], RedealAnswer(a["redeal"]))
     except ValueError:

@@ -70,6 +70,7 @@ def _positions(
         k = 0
         while m.phase in ("play", "redeal_question"):
             s = m.turn
+            assert s is not None
             v = m.view(s)
             if m.phase == "play":
                 yield m, v
@@ -139,7 +140,10 @@ def test_features_of_a_known_position() -> None:
     rules = make_rules("cubano")
     pub = PublicState(_line_view(rules, [{"seat": 0, "play": [5, 5], "end": None}, {"seat": 1, "pass": True},
                                          {"seat": 2, "play": [5, 3], "end": "right"}], 3))
-    i = lambda t: _index(rules, t)  # noqa: E731
+
+    def i(t: tuple[int, int]) -> int:
+        return _index(rules, t)
+
     plays, now = pub.plays, pub.now
     assert [(c.seat, t, e) for c, t, e in plays] == [(0, i((5, 5)), -1), (2, i((3, 5)), 1)]
     assert now.left == 5 and now.right == 3 and now.passed[1] == 1 << 5

@@ -377,8 +377,8 @@ class FastState:
         opener, the match scores and this hand's in-play points; the viewing
         seat holds its own tiles, every other hand is empty and there is no
         boneyard (:meth:`with_hidden` fills them from a sampled deal).
-        A required opening tile is not in a view: ``required_first`` is -1
-        (the seat's legal moves already say which tile it must lead)."""
+        ``required_first`` is the tile the seat must lead when its legal
+        moves say so (the only opening play of a hand holding more), else -1."""
         r = rules if isinstance(rules, FastRules) else fast_rules(rules)
         mp = r.max_pip
         st = cls.__new__(cls)
@@ -426,6 +426,10 @@ class FastState:
         opener = view.get("opener")
         st.opener = 0 if opener is None else int(opener)
         st.required_first = -1
+        if st.center < 0 and seat is not None and seat == turn:
+            openings = [a["tile"] for a in view.get("legal") or [] if "tile" in a]
+            if len(openings) == 1 and hands[seat].bit_count() > 1:
+                st.required_first = tile_index(canonical(*openings[0]), mp)
         st.boneyard = ()
         st.bpos = 0
         st.scores = [int(x) for x in view["scores"]]
@@ -500,6 +504,8 @@ class FastState:
             return h
         nm = self.r.num_mask
         ends = self.ends
+        if self.r.layout == LINE:
+            return h & (nm[ends[0]] | nm[ends[1]])
         m = 0
         for a in self.playable_arms():
             m |= nm[ends[a]]
@@ -537,12 +543,31 @@ class FastState:
 
         Two plays of one tile are the same move when the ends they cover show
         the same number and, where the open count scores (All Fives,
-        Fives-and-Threes), the same kind of end (a double counts twice): the
-        two positions then differ only by which arm is which, and no rule
+        Fives-and-Threes), count the same (a double counts twice, except the
+        double blank): the two positions then differ only by which arm is
+        which (and by a kind of end no rule reads), and no rule
         reads an arm's name (a cross's spinner sides are all uncovered or all
         covered among the playable arms; the capicúa compares the two ends of
         a line, symmetric; a double-nine cross opens the same two arms). Kept:
         the first of each class, in legal order."""
+        if self.center >= 0 and self.r.layout == LINE and self.result is None:
+            # the hot case of the exact endgame: a line, one class per tile and end
+            keys = self._end_keys()
+            h = self.hands[self.turn]
+            nm = self.r.num_mask
+            ml = h & nm[self.ends[0]]
+            mr = 0 if keys[0] == keys[1] else h & nm[self.ends[1]]
+            u = ml | mr
+            line: list[Move] = []
+            while u:
+                low = u & -u
+                t = low.bit_length() - 1
+                if ml & low:
+                    line.append((t, 0))
+                if mr & low:
+                    line.append((t, 1))
+                u ^= low
+            return line
         moves = self.legal_moves()
         if self.center < 0 or len(moves) < 2:
             return moves
@@ -562,11 +587,12 @@ class FastState:
         return out
 
     def _end_keys(self) -> list[int]:
-        """Per arm, what a play on it leaves that the rules read: the number,
-        and where the open count scores, whether a double shows it."""
+        """Per arm, what covering it changes that the rules read: the number it
+        shows and, where the open count scores, what it adds to the count (a
+        double counts twice, but a double blank adds nothing either way)."""
         if self.r.in_play:
             dbl = self.end_double
-            return [2 * v + dbl[a] for a, v in enumerate(self.ends)]
+            return [2 * v + (dbl[a] and v > 0) for a, v in enumerate(self.ends)]
         return self.ends
 
     def equivalence_key(self, move: Move) -> tuple[int, int]:
