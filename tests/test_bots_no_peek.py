@@ -20,10 +20,11 @@ import pytest
 from capicua.bots import LEVELS, decide
 from capicua.bots.infer import Knowledge
 from capicua.bots.public import public_state
+from capicua.engine import PRESETS as ENGINE_PRESETS
 from capicua.engine import Match, Play, RedealAnswer, make_rules, parse_action
 from capicua.engine.tiles import full_set, tile_index
 
-PRESETS = ["cubano", "caribe", "la-plaza", "mano-a-mano", "draw", "all-fives", "fives-and-threes", "cross"]
+PRESETS = sorted(ENGINE_PRESETS)  # every game, every layout
 SEARCH_BUDGET_MS = 15  # small budgets keep the test quick; the code path is the same
 
 
