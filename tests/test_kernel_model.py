@@ -10,8 +10,8 @@ import random
 import numpy as np
 import pytest
 
-from capicua.bots.playmodel import COEFS, legal_moves, move_score, public_masks, replay
-from capicua.bots.sim import static_of
+from capicua.bots.playmodel import COEFS, legal_moves, move_score
+from capicua.bots.public import public_state
 from capicua.engine import Match, make_rules
 
 K = pytest.importorskip("capicua.fastpath.kernel")
@@ -37,19 +37,18 @@ def _views(preset: str, games: int, seed: str) -> list[dict]:  # type: ignore[ty
 def test_model_scores_are_the_play_model_scores(preset: str) -> None:
     rules = make_rules(preset)
     R = K.kernel_rules(rules)
-    st = static_of(rules)
     W = np.array(COEFS) * np.linspace(0.5, 1.5, len(COEFS))  # every weight distinct
     checked = 0
     for v in _views(preset, 4, f"model-{preset}"):
-        _plays, now = replay(st, v)
-        passed, opened, tmask = public_masks(st, v)
-        hand = [st.index(tuple(t)) for t in v["hand"]]
-        moves = legal_moves(st, now, hand)
+        pub = public_state(v)
+        now = pub.now
+        hand = pub.mine
+        moves = legal_moves(pub.r, now, hand)
         if not moves:
             continue
-        got = K.model_scores(R, W, passed, opened, tmask, now.seat, sum(1 << t for t in hand),
+        got = K.model_scores(R, W, pub.passed, pub.opened, pub.on_table, now.seat, sum(1 << t for t in hand),
                              now.left, now.right, np.array(moves, dtype=np.int64))
-        want = [move_score(st, now, hand, t, e, tuple(W)) for t, e in moves]
+        want = [move_score(pub.r, now, hand, t, e, tuple(W)) for t, e in moves]
         assert got.tolist() == pytest.approx(want, abs=1e-9), (preset, moves)
         checked += len(moves)
     assert checked > 100

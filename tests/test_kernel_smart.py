@@ -87,14 +87,14 @@ def _score(r, W, pm, seat, h, t, end, ends):  # type: ignore[no-untyped-def]
 
 def _model_score(r, W, pm, om, tmask, seat, h, t, end, ends):  # type: ignore[no-untyped-def]
     """The play model's score (``playmodel.move_score``) from the masks the kernel keeps."""
-    from capicua.bots.playmodel import Context, move_score
-    from capicua.bots.sim import static_of
+    from capicua.bots.playmodel import move_score
+    from capicua.bots.public import Context
 
     tc = [sum(1 for u in range(r.n_tiles) if (tmask >> u) & 1 and v in (r.tile_a[u], r.tile_b[u]))
           for v in range(r.max_pip + 1)]
     hand = [u for u in range(r.n_tiles) if (h >> u) & 1]
     ctx = Context(seat, ends[0], ends[1], pm, om, tc)
-    return move_score(static_of(r.rules), ctx, hand, t, end, tuple(W))
+    return move_score(r, ctx, hand, t, end, tuple(W))
 
 
 def _reference(st: FastState, W, pm: list[int], first=None, gorda: int = 0,  # type: ignore[no-untyped-def]
@@ -202,11 +202,9 @@ def test_greedy_model_playout_matches_python_reference(preset: str) -> None:
     """The play-model policy (MODEL_SIZE weights) at q = 1, with root masks of
     opened numbers and table tiles, plays the reference's hand."""
     from capicua.bots.playmodel import COEFS
-    from capicua.bots.sim import static_of
 
     rules = make_rules(preset)
     R = K.kernel_rules(rules)
-    assert list(static_of(rules).ta) == list(fast_rules(rules).tile_a)
     rng = random.Random(f"model-ref-{preset}")
     for i, (st, pm) in enumerate(_positions(rules, 30, f"model-{preset}")):
         om = [rng.getrandbits(rules.max_pip + 1) if rng.random() < 0.5 else 0 for _ in range(rules.players)]

@@ -27,6 +27,20 @@ Conventions (the same as :mod:`capicua.engine.fast`)
   ``p = 0`` is a random playout, ``p = 1`` is deterministic ("botagorda"),
   identical to ``capicua.engine.fast.policy_playout(state, rng, 1.0)``.
 
+One loop, one evaluator, one fresh-deal runner
+----------------------------------------------
+The rules of a hand (legal ends, draws, passes, in-play scores, the end of
+the hand) are written once, in ``_playout_loop``. The rollout policy is a
+parameter: an integer code ``POLICY_*`` with a probability ``q`` and per-team
+weights ``W``, turned into a move by ``_choose`` alone. ``POLICY_HEAVIEST``
+is the ``p`` policy above (``q = p``, no weights); ``POLICY_HEURISTIC`` and
+``POLICY_MODEL`` take the best move by a score w.p. ``q``;
+``POLICY_MODEL_SOFT`` draws from the play model's softmax. The ``*_smart``
+entry points pick the scored policy from the weights' width (and ``soft``);
+the others are the heaviest-tile policy. Each pair of entry points runs the
+same jitted function: ``_playout_batch``, ``_evaluate_moves``,
+``_random_hands``.
+
 Result rows (int64, ``RESULT_COLS`` columns)
 --------------------------------------------
 ``[kind, seat, team, points, capicua, in_play_team0, ..., in_play_team4]``
@@ -60,7 +74,7 @@ API
     ``SMART_WEIGHTS``) with probability ``q``, else a uniform legal move.
     ``passed`` holds per-seat masks of the numbers each seat passed on at the
     root (:func:`passed_masks` of a view's ``passed_on``); passes during the
-    playout are added. The ``p`` entry points above are unchanged.
+    playout are added.
 ``random_hands(R, n, seed, p=0.0)``
     -> (n, RESULT_COLS): n fresh random deals (redeals and opener as the
     rules' first hand: random seat, or the highest double's holder), each
@@ -74,8 +88,9 @@ Everything is seeded: the same arguments give the same results.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 from llvmlite import ir
@@ -114,8 +129,14 @@ KIND_DOMINO, KIND_TRANQUE, KIND_TIE = 0, 1, 2
 
 
 # ------------------------------------------------------------- bit intrinsics
-@intrinsic
-def _cttz(typingctx: Any, src: Any) -> Any:
+# numba's @intrinsic wraps its typing function, so mypy reads that function's
+# signature (typingctx, src) as the call's, while jitted code calls the
+# intrinsic with ``src`` alone. The casts state the real call for mypy; at run
+# time each name is numba's intrinsic object, unchanged.
+_BitOp = Callable[[Any], Any]
+
+
+def _cttz_typing(typingctx: Any, src: Any) -> Any:
     """Index of the lowest set bit (src != 0)."""
     sig = src(src)
 
@@ -125,14 +146,29 @@ def _cttz(typingctx: Any, src: Any) -> Any:
     return sig, codegen
 
 
-@intrinsic
-def _popcount(typingctx: Any, src: Any) -> Any:
+def _popcount_typing(typingctx: Any, src: Any) -> Any:
+    """Number of set bits."""
     sig = src(src)
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         return builder.ctpop(args[0])
 
     return sig, codegen
+
+
+def _clz_typing(typingctx: Any, src: Any) -> Any:
+    """Number of zero bits above the highest set bit (src != 0)."""
+    sig = src(src)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return sig, codegen
+
+
+_cttz = cast(_BitOp, intrinsic(_cttz_typing))
+_popcount = cast(_BitOp, intrinsic(_popcount_typing))
+_clz = cast(_BitOp, intrinsic(_clz_typing))
 
 
 # ----------------------------------------------------------------------- rng
@@ -275,340 +311,30 @@ def _end_tranque(R: Any, hands: Any, opener: Any, totals: Any, tt: Any, out: Any
     out[row, 3] = points
 
 
-# --------------------------------------------------------------------- playout
-@njit(cache=True)
-def _playout(
-    R: Any,
-    hands: Any,
-    bone: Any,
-    nb: Any,
-    bpos: Any,
-    table: Any,
-    turn: Any,
-    passes: Any,
-    opener: Any,
-    required: Any,
-    p: Any,
-    forced_t: Any,
-    forced_arm: Any,
-    rng: Any,
-    totals: Any,
-    tt: Any,
-    out: Any,
-    row: Any,
-) -> None:
-    """Play to the end of the hand; ``hands`` is scratch (changed). The first
-    decision plays (forced_t, forced_arm) if forced_t >= 0."""
-    n = R[P_PLAYERS]
-    drawing = R[P_DRAWING]
-    reserve = R[P_RESERVE]
-    in_play = R[P_INPLAY]
-    for k in range(MAX_TEAMS):
-        out[row, 5 + k] = 0
-    left = table[0]
-    right = table[1]
-    dl = table[2] != 0
-    dr = table[3] != 0
-    greedy = p >= 1.0
-    mixed = p > 0.0 and p < 1.0
-    while True:
-        h = hands[turn]
-        if left < 0:
-            if required >= 0:
-                ml = h & (np.int64(1) << required)
-            else:
-                ml = h
-            mr = np.int64(0)
-        else:
-            ml = h & R[OFF_NUM + left]
-            mr = h & R[OFF_NUM + right]
-        u = ml | mr
-        if u == 0:
-            if drawing and nb - bpos > reserve:
-                hands[turn] = h | (np.int64(1) << bone[bpos])
-                bpos += 1
-                continue
-            passes += 1
-            if passes >= n:
-                _end_tranque(R, hands, opener, totals, tt, out, row)
-                return
-            turn = turn + 1 if turn + 1 < n else 0
-            continue
-        # ---- choose a move (t, arm)
-        if forced_t >= 0:
-            t = forced_t
-            arm = forced_arm if left >= 0 else 0
-            forced_t = -1
-        else:
-            nl = _popcount(ml)
-            nmoves = nl + _popcount(mr)
-            if nmoves == 1:
-                if ml:
-                    t = _cttz(ml)
-                    arm = 0
-                else:
-                    t = _cttz(mr)
-                    arm = 1
-            elif greedy or (mixed and _uniform(rng) < p):
-                t = -1
-                arm = 0
-                best = -1
-                w = u
-                while w:
-                    i = _cttz(w)
-                    if R[OFF_PIPS + i] > best:
-                        best = R[OFF_PIPS + i]
-                        t = i
-                        arm = 0 if (ml >> i) & 1 else 1
-                    w &= w - 1
-            else:
-                k = _below(rng, nmoves)
-                t = -1
-                arm = 0
-                w = u
-                while True:
-                    i = _cttz(w)
-                    if (ml >> i) & 1:
-                        if k == 0:
-                            t = i
-                            arm = 0
-                            break
-                        k -= 1
-                    if (mr >> i) & 1:
-                        if k == 0:
-                            t = i
-                            arm = 1
-                            break
-                        k -= 1
-                    w &= w - 1
-        # ---- play it
-        h ^= np.int64(1) << t
-        hands[turn] = h
-        passes = 0
-        a = R[OFF_A + t]
-        b = R[OFF_B + t]
-        capicua = False
-        if left < 0:
-            left = a
-            right = b
-            dl = a == b
-            dr = dl
-            count = a + b
-        else:
-            inner, other = _arm_ends(arm, left, right)
-            outer = b if a == inner else a
-            capicua = outer == other and inner != other
-            if arm == 0:
-                left = outer
-                dl = a == b
-            else:
-                right = outer
-                dr = a == b
-            count = (2 * left if dl else left) + (2 * right if dr else right)
-        if in_play != 0:
-            if count > 0 and (count % 5 == 0 or (in_play == 2 and count % 3 == 0)):
-                out[row, 5 + R[OFF_TEAM + turn]] += count
-        if h == 0:
-            _end_domino(R, hands, turn, capicua, out, row)
-            return
-        turn = turn + 1 if turn + 1 < n else 0
+# ----------------------------------------------------------- rollout policies
+# One playout loop serves every rollout policy; the policy is an integer code
+# (with ``q`` and the weights ``W``) and :func:`_choose` is the one place that
+# turns it into a move. At a decision with more than one legal move:
+#
+# * a seat in the ``gs`` bit mask plays its heaviest tile ("botar la gorda",
+#   the opponent model of ``capicua.bots.search``), whatever the policy;
+# * POLICY_MODEL_SOFT draws the move from the play model's softmax;
+# * otherwise, with probability ``q``, the best move under the policy's score
+#   (the first in legal order among equals): the tile's pips for
+#   POLICY_HEAVIEST, :func:`_smart_score` for POLICY_HEURISTIC,
+#   :func:`_model_score` for POLICY_MODEL; else a uniform legal move.
+#
+# ``q >= 1`` draws no random number for the choice, ``0 < q < 1`` draws one
+# (and a second for a uniform move), ``q <= 0`` only the uniform one.
+POLICY_HEAVIEST = 0
+POLICY_HEURISTIC = 1
+POLICY_MODEL = 2
+POLICY_MODEL_SOFT = 3
 
-
-@njit(cache=True)
-def _playout_batch(
-    R: Any, hands: Any, table: Any, turn: Any, passes: Any, opener: Any, required: Any,
-    bone: Any, bpos: Any, n: Any, seed: Any, p: Any,
-) -> Any:
-    out = np.zeros((n, RESULT_COLS), dtype=np.int64)
-    players = R[P_PLAYERS]
-    work = np.empty(players, dtype=np.int64)
-    totals = np.empty(players, dtype=np.int64)
-    tt = np.empty(MAX_TEAMS, dtype=np.int64)
-    rng = np.empty(1, dtype=np.uint64)
-    _seed(rng, seed, 0x51, 0)
-    nb = bone.shape[0]
-    for i in range(n):
-        for s in range(players):
-            work[s] = hands[s]
-        _playout(R, work, bone, nb, bpos, table, turn, passes, opener, required, p, -1, 0, rng, totals, tt, out, i)
-    return out
-
-
-@njit(cache=True)
-def _evaluate_moves(
-    R: Any, samples: Any, boneyards: Any, table: Any, turn: Any, passes: Any, opener: Any,
-    required: Any, bpos: Any, moves: Any, n_per: Any, seed: Any, p: Any,
-) -> Any:
-    S = samples.shape[0]
-    M = moves.shape[0]
-    players = R[P_PLAYERS]
-    nteams = R[P_TEAMS]
-    me = R[OFF_TEAM + turn]
-    res = np.zeros((M, 4), dtype=np.float64)
-    out = np.zeros((1, RESULT_COLS), dtype=np.int64)
-    work = np.empty(players, dtype=np.int64)
-    totals = np.empty(players, dtype=np.int64)
-    tt = np.empty(MAX_TEAMS, dtype=np.int64)
-    rng = np.empty(1, dtype=np.uint64)
-    nb = boneyards.shape[1]
-    for s in range(S):
-        bone = boneyards[s]
-        for k in range(n_per):
-            for m in range(M):
-                _seed(rng, seed, s + 1, k + 1)  # same stream for every move
-                for q in range(players):
-                    work[q] = samples[s, q]
-                _playout(
-                    R, work, bone, nb, bpos, table, turn, passes, opener, required, p,
-                    moves[m, 0], moves[m, 1], rng, totals, tt, out, 0,
-                )
-                mine = out[0, 5 + me]
-                others = 0
-                for q in range(nteams):
-                    if q != me:
-                        others += out[0, 5 + q]
-                won = 0
-                if out[0, 2] == me:
-                    mine += out[0, 3]
-                    won = out[0, 3]
-                    res[m, 1] += 1.0
-                elif out[0, 2] >= 0:
-                    others += out[0, 3]
-                else:
-                    res[m, 2] += 1.0
-                res[m, 0] += mine - others / max(1, nteams - 1)
-                res[m, 3] += won
-    total = max(1, S * n_per)
-    for m in range(M):
-        for c in range(4):
-            res[m, c] /= total
-    return res
-
-
-@njit(cache=True)
-def _deal(R: Any, rng: Any, order: Any, hands: Any) -> Any:
-    """Shuffle ``order`` into a fresh deal (re-dealt while it is void under the
-    rules), fill ``hands`` with the seats' masks (the boneyard is
-    ``order[players * size:]``) and return (opener, required opening tile or -1)."""
-    players = R[P_PLAYERS]
-    ntiles = R[P_NTILES]
-    size = R[P_HANDSIZE]
-    dmask = R[P_DOUBLES]
-    opener_rule = R[P_OPENER]
-    while True:
-        for j in range(ntiles - 1, 0, -1):
-            k = _below(rng, j + 1)
-            x = order[j]
-            order[j] = order[k]
-            order[k] = x
-        ok = True
-        anydouble = False
-        for s in range(players):
-            m = np.int64(0)
-            for j in range(s * size, (s + 1) * size):
-                m |= np.int64(1) << order[j]
-            hands[s] = m
-            nd = _popcount(m & dmask)
-            if nd > 0:
-                anydouble = True
-            if R[P_REDEAL5] and nd >= 5:
-                ok = False
-        if opener_rule != 0 and not anydouble:
-            ok = False
-        if ok:
-            break
-    required = -1
-    if opener_rule == 0:
-        opener = _below(rng, players)
-    else:
-        opener = 0
-        best = -1
-        for s in range(players):
-            d = hands[s] & dmask
-            if d != 0:
-                top = 63 - _clz(d)
-                if top > best:
-                    best = top
-                    opener = s
-        if opener_rule == 2:
-            required = best
-    return opener, required
-
-
-@njit(cache=True)
-def _fresh_deal_scratch(R: Any, n: Any) -> Any:
-    """Result rows, the tile order (shuffled into deals), hands and scratch
-    for playing ``n`` fresh deals, and an empty table."""
-    players = R[P_PLAYERS]
-    out = np.zeros((n, RESULT_COLS), dtype=np.int64)
-    order = np.arange(R[P_NTILES]).astype(np.int64)
-    hands = np.empty(players, dtype=np.int64)
-    totals = np.empty(players, dtype=np.int64)
-    tt = np.empty(MAX_TEAMS, dtype=np.int64)
-    table = np.zeros(5, dtype=np.int64)
-    table[0] = -1
-    table[1] = -1
-    return out, order, hands, totals, tt, table
-
-
-@njit(cache=True)
-def _random_hands(R: Any, n: Any, seed: Any, p: Any) -> Any:
-    out, order, hands, totals, tt, table = _fresh_deal_scratch(R, n)
-    rng = np.empty(1, dtype=np.uint64)
-    _seed(rng, seed, 0xDEA1, 0)
-    bone = order[R[P_PLAYERS] * R[P_HANDSIZE]:]  # a view: re-filled by every shuffle
-    nb = bone.shape[0]
-    for i in range(n):
-        opener, required = _deal(R, rng, order, hands)
-        _playout(R, hands, bone, nb, 0, table, opener, 0, opener, required, p, -1, 0, rng, totals, tt, out, i)
-    return out
-
-
-@njit(cache=True)
-def _random_hands_smart(R: Any, n: Any, seed: Any, q: Any, W: Any, soft: Any) -> Any:
-    out, order, hands, totals, tt, table = _fresh_deal_scratch(R, n)
-    players = R[P_PLAYERS]
-    pm = np.zeros(players, dtype=np.int64)
-    om = np.zeros(players, dtype=np.int64)
-    tm = np.zeros(1, dtype=np.int64)
-    buf = np.empty(128, dtype=np.float64)
-    ibuf = np.empty(128, dtype=np.int64)
-    # Deals and play draw from separate streams, so the deals depend on the seed only.
-    deal_rng = np.empty(1, dtype=np.uint64)
-    _seed(deal_rng, seed, 0xDEA1, 0)
-    rng = np.empty(1, dtype=np.uint64)
-    _seed(rng, seed, 0xDEA2, 0)
-    bone = order[players * R[P_HANDSIZE]:]
-    nb = bone.shape[0]
-    for i in range(n):
-        opener, required = _deal(R, deal_rng, order, hands)
-        for s in range(players):
-            pm[s] = 0
-            om[s] = 0
-        tm[0] = 0
-        _playout_smart(R, hands, bone, nb, 0, table, opener, 0, opener, required, q, W, pm, om, tm, soft,
-                       buf, ibuf, 0, -1, 0, rng, totals, tt, out, i)
-    return out
-
-
-@intrinsic
-def _clz(typingctx: Any, src: Any) -> Any:
-    sig = src(src)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 1))
-
-    return sig, codegen
-
-
-# ------------------------------------------------------- "medio-like" policy
-# A second rollout policy (used by ``experto`` when enabled): at a decision
-# with more than one legal move the seat plays, with probability ``q``, the
-# move with the best heuristic score below (first in legal order among equal
-# scores), else a uniform legal move. The score only uses what the seat could
-# know at a real table: its own hand and the numbers every seat has passed on
-# (given at the root in ``passed``, a per-seat mask of numbers, and updated
-# whenever a seat passes during the playout). Weights ``W`` (float64, SW_SIZE):
+# The heuristic ("medio-like") score only uses what the seat could know at a
+# real table: its own hand and the numbers every seat has passed on (given at
+# the root in ``pm``, a per-seat mask of numbers, and updated whenever a seat
+# passes during the playout). Weights ``W`` (float64, SW_SIZE):
 SW_PIPS = 0  # x pips of the tile (shed heavy tiles)
 SW_DATA = 1  # x tiles left in hand holding the number(s) the move leaves open ("la data")
 SW_PARTNER_PASSED = 2  # - if the number left open is one the partner passed on
@@ -744,8 +470,185 @@ def _model_scores(R: Any, W: Any, pm: Any, om: Any, tmask: Any, turn: Any, h: An
     return out
 
 
-@njit(cache=True)
-def _playout_smart(
+@njit(inline="always")
+def _heaviest(R: Any, u: Any, ml: Any) -> Any:
+    """(tile, arm) of the heaviest tile in ``u`` (the lowest index among
+    equals), on the left end when it fits there."""
+    t = -1
+    arm = 0
+    best = -1
+    w = u
+    while w:
+        i = _cttz(w)
+        if R[OFF_PIPS + i] > best:
+            best = R[OFF_PIPS + i]
+            t = i
+            arm = 0 if (ml >> i) & 1 else 1
+        w &= w - 1
+    return t, arm
+
+
+@njit(inline="always")
+def _uniform_move(rng: Any, nmoves: Any, u: Any, ml: Any, mr: Any) -> Any:
+    """(tile, arm) of a uniform legal move: the k-th in legal order."""
+    k = _below(rng, nmoves)
+    t = -1
+    arm = 0
+    w = u
+    while True:
+        i = _cttz(w)
+        if (ml >> i) & 1:
+            if k == 0:
+                t = i
+                arm = 0
+                break
+            k -= 1
+        if (mr >> i) & 1:
+            if k == 0:
+                t = i
+                arm = 1
+                break
+            k -= 1
+        w &= w - 1
+    return t, arm
+
+
+@njit(inline="always")
+def _best_scored(R: Any, model: Any, W: Any, pm: Any, om: Any, tmask: Any, turn: Any, n: Any, pairs: Any,
+                 h: Any, u: Any, ml: Any, mr: Any, left: Any, right: Any) -> Any:
+    """(tile, arm) of the best move under the heuristic score, or the play
+    model's if ``model``, with the weights of the seat's team."""
+    myteam = R[OFF_TEAM + turn]
+    Wt = W[myteam]
+    partner = -1
+    if pairs:
+        partner = turn + 2 if turn + 2 < n else turn + 2 - n
+    nxt = turn + 1 if turn + 1 < n else 0
+    prv = turn - 1 if turn > 0 else n - 1
+    if not model:
+        # The heuristic's neighbours are opponents only.
+        if R[OFF_TEAM + nxt] == myteam:
+            nxt = -1
+        if R[OFF_TEAM + prv] == myteam or prv == nxt:
+            prv = -1
+    t = -1
+    arm = 0
+    best = -1e300
+    w = u
+    while w:
+        i = _cttz(w)
+        if (ml >> i) & 1:
+            if model:
+                sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 0, left, right)
+            else:
+                sc = _smart_score(R, Wt, pm, turn, partner, nxt, prv, h, i, 0, left, right)
+            if sc > best:
+                best = sc
+                t = i
+                arm = 0
+        if (mr >> i) & 1:
+            if model:
+                sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 1, left, right)
+            else:
+                sc = _smart_score(R, Wt, pm, turn, partner, nxt, prv, h, i, 1, left, right)
+            if sc > best:
+                best = sc
+                t = i
+                arm = 1
+        w &= w - 1
+    return t, arm
+
+
+@njit(inline="always")
+def _soft_model_move(R: Any, W: Any, pm: Any, om: Any, tmask: Any, turn: Any, n: Any, pairs: Any,
+                     h: Any, u: Any, ml: Any, mr: Any, left: Any, right: Any, buf: Any, ibuf: Any,
+                     rng: Any) -> Any:
+    """(tile, arm) drawn from the play model's softmax over the distinct
+    moves; ``buf`` / ``ibuf`` are scratch for the scores and moves."""
+    Wt = W[R[OFF_TEAM + turn]]
+    nxt = turn + 1 if turn + 1 < n else 0
+    prv = turn - 1 if turn > 0 else n - 1
+    partner = -1
+    if pairs:
+        partner = turn + 2 if turn + 2 < n else turn + 2 - n
+    if left == right:
+        mr = np.int64(0)  # the same move on either end
+    m = 0
+    best = -1e300
+    w = u
+    while w:
+        i = _cttz(w)
+        if (ml >> i) & 1:
+            sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 0, left, right)
+            buf[m] = sc
+            ibuf[m] = 2 * i
+            m += 1
+            if sc > best:
+                best = sc
+        if (mr >> i) & 1:
+            sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 1, left, right)
+            buf[m] = sc
+            ibuf[m] = 2 * i + 1
+            m += 1
+            if sc > best:
+                best = sc
+        w &= w - 1
+    z = 0.0
+    for j in range(m):
+        buf[j] = np.exp(buf[j] - best)
+        z += buf[j]
+    x = _uniform(rng) * z
+    j = 0
+    while j < m - 1 and x >= buf[j]:
+        x -= buf[j]
+        j += 1
+    return ibuf[j] >> 1, ibuf[j] & 1
+
+
+@njit(inline="always")
+def _choose(R: Any, policy: Any, q: Any, W: Any, pm: Any, om: Any, tmask: Any, gs: Any, buf: Any, ibuf: Any,
+            rng: Any, turn: Any, n: Any, pairs: Any, h: Any, ml: Any, mr: Any, left: Any, right: Any) -> Any:
+    """The rollout policy's (tile, arm) for seat ``turn`` with the legal
+    masks ``ml`` (left end, or the opening) and ``mr`` (right end), not both
+    empty (see the comment at the top of this section)."""
+    u = ml | mr
+    nmoves = _popcount(ml) + _popcount(mr)
+    if nmoves == 1:
+        if ml:
+            return _cttz(ml), 0
+        return _cttz(mr), 1
+    if (gs >> turn) & 1:
+        return _heaviest(R, u, ml)
+    if policy == POLICY_MODEL_SOFT:
+        return _soft_model_move(R, W, pm, om, tmask, turn, n, pairs, h, u, ml, mr, left, right, buf, ibuf, rng)
+    if q >= 1.0 or (q > 0.0 and _uniform(rng) < q):
+        if policy == POLICY_HEAVIEST:
+            return _heaviest(R, u, ml)
+        return _best_scored(R, policy == POLICY_MODEL, W, pm, om, tmask, turn, n, pairs, h, u, ml, mr, left,
+                            right)
+    return _uniform_move(rng, nmoves, u, ml, mr)
+
+
+# --------------------------------------------------------------------- playout
+_Jitted = TypeVar("_Jitted", bound=Callable[..., Any])
+
+
+def _njit_without_refcounts(func: _Jitted) -> _Jitted:
+    """``njit(cache=True)`` without numba's reference counting (its ``_nrt``
+    option, which the typed signature of ``njit`` does not list)."""
+    options: dict[str, Any] = {"cache": True, "_nrt": False}
+    return cast(_Jitted, njit(**options)(func))
+
+
+# The loop is inlined (twice, see :func:`_playout`) into the three jitted
+# entry points below (a batch from one position, the move evaluator, fresh
+# deals), and they run without numba's reference counting (``_nrt=False``):
+# the policy functions take arrays, and counting references to them at every
+# decision cost more than the decision (heaviest-tile playouts ran four times
+# slower). So the entry points allocate nothing: the Python wrappers pass
+# the result arrays and the scratch (:func:`_scratch`) in.
+@njit(inline="always")
+def _playout_loop(
     R: Any,
     hands: Any,
     bone: Any,
@@ -756,12 +659,12 @@ def _playout_smart(
     passes: Any,
     opener: Any,
     required: Any,
+    policy: Any,
     q: Any,
     W: Any,
     pm: Any,
     om: Any,
     tm: Any,
-    soft: Any,
     buf: Any,
     ibuf: Any,
     gs: Any,
@@ -773,27 +676,27 @@ def _playout_smart(
     out: Any,
     row: Any,
 ) -> None:
-    """:func:`_playout` with the heuristic policy; ``pm`` (per-seat masks of
-    numbers passed on) is scratch and is updated on every pass. With
-    ``MODEL_SIZE`` weights per team the score is the play model's
-    (:func:`_model_score`; ``om``, per-seat masks of the numbers opened, and
-    ``tm[0]``, the mask of tiles on the table, are scratch updated on every
-    play), and ``soft`` samples the move from the model's softmax instead of
-    taking the best w.p. ``q``; ``buf`` / ``ibuf`` are scratch for that."""
+    """Play to the end of the hand with the rollout policy (``policy``, ``q``,
+    ``W``, seats ``gs`` playing their heaviest tile; see :func:`_choose`) and
+    write the result to ``out[row]``. The first decision plays (forced_t,
+    forced_arm) if forced_t >= 0. ``hands`` is scratch (changed), and so
+    are the policy's public state: ``pm`` (per-seat masks of the numbers
+    passed on, updated on every pass), ``om`` (per-seat masks of the numbers
+    opened) and ``tm[0]`` (the mask of tiles on the table), both updated on
+    every play under the play model's policies, which read them;
+    ``buf`` / ``ibuf`` are scratch for the softmax."""
     n = R[P_PLAYERS]
     drawing = R[P_DRAWING]
     reserve = R[P_RESERVE]
     in_play = R[P_INPLAY]
     pairs = n == 4 and R[P_TEAMS] == 2
+    model = policy == POLICY_MODEL or policy == POLICY_MODEL_SOFT
     for k in range(MAX_TEAMS):
         out[row, 5 + k] = 0
     left = table[0]
     right = table[1]
     dl = table[2] != 0
     dr = table[3] != 0
-    model = W.shape[1] == MODEL_SIZE
-    greedy = q >= 1.0
-    mixed = q > 0.0 and q < 1.0
     while True:
         h = hands[turn]
         if left < 0:
@@ -805,13 +708,12 @@ def _playout_smart(
         else:
             ml = h & R[OFF_NUM + left]
             mr = h & R[OFF_NUM + right]
-        u = ml | mr
-        if u == 0:
+        if (ml | mr) == 0:
             if drawing and nb - bpos > reserve:
                 hands[turn] = h | (np.int64(1) << bone[bpos])
                 bpos += 1
                 continue
-            if left >= 0:
+            if left >= 0 and policy != POLICY_HEAVIEST:  # only the scored policies read pm
                 pm[turn] |= (np.int64(1) << left) | (np.int64(1) << right)
             passes += 1
             if passes >= n:
@@ -825,133 +727,8 @@ def _playout_smart(
             arm = forced_arm if left >= 0 else 0
             forced_t = -1
         else:
-            nl = _popcount(ml)
-            nmoves = nl + _popcount(mr)
-            if nmoves == 1:
-                if ml:
-                    t = _cttz(ml)
-                    arm = 0
-                else:
-                    t = _cttz(mr)
-                    arm = 1
-            elif (gs >> turn) & 1:
-                # A seat modelled as "botar la gorda": its heaviest playable tile.
-                t = -1
-                arm = 0
-                bestp = -1
-                w = u
-                while w:
-                    i = _cttz(w)
-                    pp = R[OFF_A + i] + R[OFF_B + i]
-                    if pp > bestp:
-                        bestp = pp
-                        t = i
-                        arm = 0 if (ml >> i) & 1 else 1
-                    w &= w - 1
-            elif model and soft:
-                # A move drawn from the play model's softmax over distinct moves.
-                Wt = W[R[OFF_TEAM + turn]]
-                nxt = turn + 1 if turn + 1 < n else 0
-                prv = turn - 1 if turn > 0 else n - 1
-                partner = -1
-                if pairs:
-                    partner = turn + 2 if turn + 2 < n else turn + 2 - n
-                if left == right:
-                    mr = np.int64(0)  # the same move on either end
-                tmask = tm[0]
-                m = 0
-                best = -1e300
-                w = u
-                while w:
-                    i = _cttz(w)
-                    if (ml >> i) & 1:
-                        sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 0, left, right)
-                        buf[m] = sc
-                        ibuf[m] = 2 * i
-                        m += 1
-                        if sc > best:
-                            best = sc
-                    if (mr >> i) & 1:
-                        sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 1, left, right)
-                        buf[m] = sc
-                        ibuf[m] = 2 * i + 1
-                        m += 1
-                        if sc > best:
-                            best = sc
-                    w &= w - 1
-                z = 0.0
-                for j in range(m):
-                    buf[j] = np.exp(buf[j] - best)
-                    z += buf[j]
-                x = _uniform(rng) * z
-                j = 0
-                while j < m - 1 and x >= buf[j]:
-                    x -= buf[j]
-                    j += 1
-                t = ibuf[j] >> 1
-                arm = ibuf[j] & 1
-            elif greedy or (mixed and _uniform(rng) < q):
-                myteam = R[OFF_TEAM + turn]
-                Wt = W[myteam]
-                nxt = turn + 1 if turn + 1 < n else 0
-                if R[OFF_TEAM + nxt] == myteam:
-                    nxt = -1
-                prv = turn - 1 if turn > 0 else n - 1
-                if R[OFF_TEAM + prv] == myteam or prv == nxt:
-                    prv = -1
-                partner = -1
-                if pairs:
-                    partner = turn + 2 if turn + 2 < n else turn + 2 - n
-                t = -1
-                arm = 0
-                best = -1e300
-                w = u
-                if model:
-                    # The play model's own notion of seats (as playmodel.move_features).
-                    nxt = turn + 1 if turn + 1 < n else 0
-                    prv = turn - 1 if turn > 0 else n - 1
-                tmask = tm[0]
-                while w:
-                    i = _cttz(w)
-                    if (ml >> i) & 1:
-                        if model:
-                            sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 0, left, right)
-                        else:
-                            sc = _smart_score(R, Wt, pm, turn, partner, nxt, prv, h, i, 0, left, right)
-                        if sc > best:
-                            best = sc
-                            t = i
-                            arm = 0
-                    if (mr >> i) & 1:
-                        if model:
-                            sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 1, left, right)
-                        else:
-                            sc = _smart_score(R, Wt, pm, turn, partner, nxt, prv, h, i, 1, left, right)
-                        if sc > best:
-                            best = sc
-                            t = i
-                            arm = 1
-                    w &= w - 1
-            else:
-                k = _below(rng, nmoves)
-                t = -1
-                arm = 0
-                w = u
-                while True:
-                    i = _cttz(w)
-                    if (ml >> i) & 1:
-                        if k == 0:
-                            t = i
-                            arm = 0
-                            break
-                        k -= 1
-                    if (mr >> i) & 1:
-                        if k == 0:
-                            t = i
-                            arm = 1
-                            break
-                        k -= 1
-                    w &= w - 1
+            t, arm = _choose(R, policy, q, W, pm, om, tm[0], gs, buf, ibuf, rng, turn, n, pairs, h, ml, mr,
+                             left, right)
         # ---- play it
         h ^= np.int64(1) << t
         hands[turn] = h
@@ -991,22 +768,34 @@ def _playout_smart(
         turn = turn + 1 if turn + 1 < n else 0
 
 
-@njit(cache=True)
-def _playout_batch_smart(
+@njit(inline="always")
+def _playout(
+    R: Any, hands: Any, bone: Any, nb: Any, bpos: Any, table: Any, turn: Any, passes: Any, opener: Any,
+    required: Any, policy: Any, q: Any, W: Any, pm: Any, om: Any, tm: Any, buf: Any, ibuf: Any, gs: Any,
+    forced_t: Any, forced_arm: Any, rng: Any, totals: Any, tt: Any, out: Any, row: Any,
+) -> None:
+    """:func:`_playout_loop`, compiled twice: for the heaviest-tile policy
+    with ``policy`` a constant, so that the scored policies' branches drop out
+    of its machine code (it runs as fast as a loop written for it alone), and
+    for the scored policies, which branch on ``policy`` at run time (their
+    scores cost far more than the branch; one more copy per policy would only
+    lengthen numba's compile)."""
+    if policy == POLICY_HEAVIEST:
+        _playout_loop(R, hands, bone, nb, bpos, table, turn, passes, opener, required, POLICY_HEAVIEST, q, W,
+                      pm, om, tm, buf, ibuf, gs, forced_t, forced_arm, rng, totals, tt, out, row)
+    else:
+        _playout_loop(R, hands, bone, nb, bpos, table, turn, passes, opener, required, policy, q, W,
+                      pm, om, tm, buf, ibuf, gs, forced_t, forced_arm, rng, totals, tt, out, row)
+
+
+@_njit_without_refcounts
+def _playout_batch(
     R: Any, hands: Any, table: Any, turn: Any, passes: Any, opener: Any, required: Any,
-    bone: Any, bpos: Any, n: Any, seed: Any, q: Any, W: Any, passed: Any, opened: Any, tmask: Any, soft: Any,
-) -> Any:
-    out = np.zeros((n, RESULT_COLS), dtype=np.int64)
+    bone: Any, bpos: Any, n: Any, seed: Any, policy: Any, q: Any, W: Any, passed: Any, opened: Any, tmask: Any,
+    out: Any, work: Any, pm: Any, om: Any, tm: Any, buf: Any, ibuf: Any, totals: Any, tt: Any, rng: Any,
+) -> None:
+    """``n`` playouts from one position into ``out`` (n, RESULT_COLS)."""
     players = R[P_PLAYERS]
-    work = np.empty(players, dtype=np.int64)
-    pm = np.empty(players, dtype=np.int64)
-    om = np.empty(players, dtype=np.int64)
-    tm = np.empty(1, dtype=np.int64)
-    buf = np.empty(128, dtype=np.float64)
-    ibuf = np.empty(128, dtype=np.int64)
-    totals = np.empty(players, dtype=np.int64)
-    tt = np.empty(MAX_TEAMS, dtype=np.int64)
-    rng = np.empty(1, dtype=np.uint64)
     _seed(rng, seed, 0x51, 0)
     nb = bone.shape[0]
     for i in range(n):
@@ -1015,33 +804,24 @@ def _playout_batch_smart(
             pm[s] = passed[s]
             om[s] = opened[s]
         tm[0] = tmask
-        _playout_smart(R, work, bone, nb, bpos, table, turn, passes, opener, required, q, W, pm, om, tm, soft,
-                       buf, ibuf, 0, -1, 0, rng, totals, tt, out, i)
-    return out
+        _playout(R, work, bone, nb, bpos, table, turn, passes, opener, required, policy, q, W, pm, om, tm,
+                 buf, ibuf, 0, -1, 0, rng, totals, tt, out, i)
 
 
-@njit(cache=True)
-def _evaluate_moves_smart(
+@_njit_without_refcounts
+def _evaluate_moves(
     R: Any, samples: Any, boneyards: Any, table: Any, turn: Any, passes: Any, opener: Any,
-    required: Any, bpos: Any, moves: Any, n_per: Any, seed: Any, q: Any, W: Any, passed: Any, gseats: Any,
-    opened: Any, tmask: Any, soft: Any,
-) -> Any:
+    required: Any, bpos: Any, moves: Any, n_per: Any, seed: Any, policy: Any, q: Any, W: Any, passed: Any,
+    gseats: Any, opened: Any, tmask: Any,
+    res: Any, out: Any, work: Any, pm: Any, om: Any, tm: Any, buf: Any, ibuf: Any, totals: Any, tt: Any, rng: Any,
+) -> None:
+    """The value of each move into ``res`` (M, 4), zeros on entry; ``out``
+    is (1, RESULT_COLS) scratch for one playout's result."""
     S = samples.shape[0]
     M = moves.shape[0]
     players = R[P_PLAYERS]
     nteams = R[P_TEAMS]
     me = R[OFF_TEAM + turn]
-    res = np.zeros((M, 4), dtype=np.float64)
-    out = np.zeros((1, RESULT_COLS), dtype=np.int64)
-    work = np.empty(players, dtype=np.int64)
-    pm = np.empty(players, dtype=np.int64)
-    om = np.empty(players, dtype=np.int64)
-    tm = np.empty(1, dtype=np.int64)
-    buf = np.empty(128, dtype=np.float64)
-    ibuf = np.empty(128, dtype=np.int64)
-    totals = np.empty(players, dtype=np.int64)
-    tt = np.empty(MAX_TEAMS, dtype=np.int64)
-    rng = np.empty(1, dtype=np.uint64)
     nb = boneyards.shape[1]
     for s in range(S):
         bone = boneyards[s]
@@ -1053,10 +833,9 @@ def _evaluate_moves_smart(
                     pm[x] = passed[x]
                     om[x] = opened[x]
                 tm[0] = tmask
-                _playout_smart(
-                    R, work, bone, nb, bpos, table, turn, passes, opener, required, q, W, pm, om, tm, soft,
-                    buf, ibuf, gseats[s],
-                    moves[m, 0], moves[m, 1], rng, totals, tt, out, 0,
+                _playout(
+                    R, work, bone, nb, bpos, table, turn, passes, opener, required, policy, q, W, pm, om, tm,
+                    buf, ibuf, gseats[s], moves[m, 0], moves[m, 1], rng, totals, tt, out, 0,
                 )
                 mine = out[0, 5 + me]
                 others = 0
@@ -1078,7 +857,89 @@ def _evaluate_moves_smart(
     for m in range(M):
         for c in range(4):
             res[m, c] /= total
-    return res
+
+
+# ------------------------------------------------------------------ fresh deals
+@njit(cache=True)
+def _deal(R: Any, rng: Any, order: Any, hands: Any) -> Any:
+    """Shuffle ``order`` into a fresh deal (re-dealt while it is void under the
+    rules), fill ``hands`` with the seats' masks (the boneyard is
+    ``order[players * size:]``) and return (opener, required opening tile or -1)."""
+    players = R[P_PLAYERS]
+    ntiles = R[P_NTILES]
+    size = R[P_HANDSIZE]
+    dmask = R[P_DOUBLES]
+    opener_rule = R[P_OPENER]
+    while True:
+        for j in range(ntiles - 1, 0, -1):
+            k = _below(rng, j + 1)
+            x = order[j]
+            order[j] = order[k]
+            order[k] = x
+        ok = True
+        anydouble = False
+        for s in range(players):
+            m = np.int64(0)
+            for j in range(s * size, (s + 1) * size):
+                m |= np.int64(1) << order[j]
+            hands[s] = m
+            nd = _popcount(m & dmask)
+            if nd > 0:
+                anydouble = True
+            if R[P_REDEAL5] and nd >= 5:
+                ok = False
+        if opener_rule != 0 and not anydouble:
+            ok = False
+        if ok:
+            break
+    required = -1
+    if opener_rule == 0:
+        opener = _below(rng, players)
+    else:
+        opener = 0
+        best = -1
+        for s in range(players):
+            d = hands[s] & dmask
+            if d != 0:
+                top = 63 - _clz(d)
+                if top > best:
+                    best = top
+                    opener = s
+        if opener_rule == 2:
+            required = best
+    return opener, required
+
+
+@_njit_without_refcounts
+def _random_hands(
+    R: Any, n: Any, seed: Any, policy: Any, q: Any, W: Any, order: Any, table: Any, play_rng: Any,
+    out: Any, hands: Any, pm: Any, om: Any, tm: Any, buf: Any, ibuf: Any, totals: Any, tt: Any, deal_rng: Any,
+) -> None:
+    """``n`` fresh deals played out into ``out`` (n, RESULT_COLS); ``order``
+    holds the tile indices (shuffled into each deal), ``table`` an empty line."""
+    players = R[P_PLAYERS]
+    _seed(deal_rng, seed, 0xDEA1, 0)
+    if policy == POLICY_HEAVIEST:
+        # The p-policy runner has always drawn deals and play from one stream
+        # (its seeded results, which capicua bench and older numbers rest on,
+        # stay the same); a deal then depends on how the previous hands went.
+        rng = deal_rng
+    else:
+        # Deals and play draw from separate streams, so the deals depend on
+        # the seed only: swapping the teams' weight rows replays every deal
+        # with the policies exchanged (duplicate deals).
+        rng = play_rng
+        _seed(rng, seed, 0xDEA2, 0)
+    bone = order[players * R[P_HANDSIZE]:]  # a view: re-filled by every shuffle
+    nb = bone.shape[0]
+    for i in range(n):
+        opener, required = _deal(R, deal_rng, order, hands)
+        for s in range(players):
+            pm[s] = 0
+            om[s] = 0
+        tm[0] = 0
+        _playout(R, hands, bone, nb, 0, table, opener, 0, opener, required, policy, q, W, pm, om, tm,
+                 buf, ibuf, 0, -1, 0, rng, totals, tt, out, i)
 
 
 # ------------------------------------------------------------------ Python API
@@ -1174,6 +1035,97 @@ def _i64(a: Any, ndim: int) -> np.ndarray:
     return arr
 
 
+class _Rollout(NamedTuple):
+    """A rollout policy as the jitted functions take it (see :func:`_choose`)."""
+
+    policy: int  # POLICY_*
+    q: float  # probability of the policy's best move (unused by POLICY_MODEL_SOFT)
+    weights: np.ndarray  # float64 (MAX_TEAMS, SW_SIZE or MODEL_SIZE): one row per team
+    passed: np.ndarray  # int64 (players,): numbers each seat passed on at the root
+    opened: np.ndarray  # int64 (players,): numbers each seat opened at the root
+
+
+def _heaviest_rollout(R: np.ndarray, p: float) -> _Rollout:
+    """The ``p`` policy: the heaviest tile w.p. ``p``, else a uniform move."""
+    nobody = np.zeros(int(R[P_PLAYERS]), dtype=np.int64)
+    # The heaviest tile reads no weights and no public state: zeros of the
+    # scored policies' shapes, so that every policy runs the same compiled code.
+    return _Rollout(POLICY_HEAVIEST, float(p), np.zeros((MAX_TEAMS, SW_SIZE)), nobody, nobody)
+
+
+def _scored_rollout(R: np.ndarray, q: float, weights: Any, passed: Any, opened: Any, soft: bool) -> _Rollout:
+    """The heuristic policy (SW_SIZE weights) or the play model's (MODEL_SIZE
+    weights; drawn from its softmax if ``soft``)."""
+    players = int(R[P_PLAYERS])
+    W = _weights(weights)
+    if W.shape[1] == MODEL_SIZE:
+        policy = POLICY_MODEL_SOFT if soft else POLICY_MODEL
+    else:
+        policy = POLICY_HEURISTIC
+    return _Rollout(policy, float(q), W, _passed(passed, players), _passed(opened, players))
+
+
+def _seed63(seed: int) -> int:
+    return int(seed) & 0x7FFFFFFFFFFFFFFF
+
+
+def _scratch(players: int) -> tuple[np.ndarray, ...]:
+    """Scratch for one playout at a time: hands, the policy's public state
+    (numbers passed on, numbers opened, tiles on the table), the softmax's
+    scores and moves, pip totals per seat and per team, the random stream."""
+    return (
+        np.empty(players, dtype=np.int64),
+        np.empty(players, dtype=np.int64),
+        np.empty(players, dtype=np.int64),
+        np.empty(1, dtype=np.int64),
+        np.empty(128, dtype=np.float64),
+        np.empty(128, dtype=np.int64),
+        np.empty(players, dtype=np.int64),
+        np.empty(MAX_TEAMS, dtype=np.int64),
+        np.empty(1, dtype=np.uint64),
+    )
+
+
+def _batch(
+    R: np.ndarray, hands: Any, table: Any, turn: int, passes: int, opener: int, required: int,
+    boneyard: Any, bpos: int, n: int, seed: int, rollout: _Rollout, table_mask: int,
+) -> np.ndarray:
+    out = np.zeros((int(n), RESULT_COLS), dtype=np.int64)
+    _playout_batch(
+        R, _i64(hands, 1), _i64(table, 1), int(turn), int(passes), int(opener), int(required),
+        _i64(boneyard, 1), int(bpos), int(n), _seed63(seed), rollout.policy, rollout.q, rollout.weights,
+        rollout.passed, rollout.opened, int(table_mask), out, *_scratch(int(R[P_PLAYERS])),
+    )
+    return out
+
+
+def _evaluate(
+    R: np.ndarray, samples: Any, boneyards: Any, table: Any, turn: int, passes: int, opener: int,
+    required: int, bpos: int, moves: Any, n_per_sample: int, seed: int, rollout: _Rollout,
+    gorda_seats: Any, table_mask: int,
+) -> np.ndarray:
+    samples = _i64(samples, 2)
+    boneyards = np.ascontiguousarray(boneyards, dtype=np.int64)
+    if boneyards.ndim == 1 and boneyards.size == 0:
+        boneyards = np.zeros((samples.shape[0], 0), dtype=np.int64)
+    if boneyards.ndim != 2 or boneyards.shape[0] != samples.shape[0]:
+        raise ValueError("boneyards must be (S, B), one row per sample")
+    moves = _i64(moves, 2)
+    if moves.ndim != 2 or moves.shape[1] != 2:
+        raise ValueError("moves must be (M, 2)")
+    gs = np.zeros(samples.shape[0], dtype=np.int64) if gorda_seats is None else _i64(gorda_seats, 1)
+    if gs.shape[0] != samples.shape[0]:
+        raise ValueError("gorda_seats must hold one mask per sample")
+    res = np.zeros((moves.shape[0], 4), dtype=np.float64)
+    _evaluate_moves(
+        R, samples, boneyards, _i64(table, 1), int(turn), int(passes), int(opener), int(required),
+        int(bpos), moves, int(n_per_sample), _seed63(seed), rollout.policy, rollout.q, rollout.weights,
+        rollout.passed, gs, rollout.opened, int(table_mask),
+        res, np.zeros((1, RESULT_COLS), dtype=np.int64), *_scratch(int(R[P_PLAYERS])),
+    )
+    return res
+
+
 def playout_batch(
     R: np.ndarray,
     hands: Any,
@@ -1189,10 +1141,8 @@ def playout_batch(
     p: float = 0.0,
 ) -> np.ndarray:
     """``n`` playouts from one position -> int64 (n, RESULT_COLS)."""
-    return _playout_batch(  # type: ignore[no-any-return]
-        R, _i64(hands, 1), _i64(table, 1), int(turn), int(passes), int(opener), int(required),
-        _i64(boneyard, 1), int(bpos), int(n), int(seed) & 0x7FFFFFFFFFFFFFFF, float(p),
-    )
+    return _batch(R, hands, table, turn, passes, opener, required, boneyard, bpos, n, seed,
+                  _heaviest_rollout(R, p), 0)
 
 
 def evaluate_moves(
@@ -1211,19 +1161,8 @@ def evaluate_moves(
     p: float = 0.0,
 ) -> np.ndarray:
     """Value of each candidate move over sampled deals -> float64 (M, 4), see the module docstring."""
-    samples = _i64(samples, 2)
-    boneyards = np.ascontiguousarray(boneyards, dtype=np.int64)
-    if boneyards.ndim == 1 and boneyards.size == 0:
-        boneyards = np.zeros((samples.shape[0], 0), dtype=np.int64)
-    if boneyards.ndim != 2 or boneyards.shape[0] != samples.shape[0]:
-        raise ValueError("boneyards must be (S, B), one row per sample")
-    moves = _i64(moves, 2)
-    if moves.ndim != 2 or moves.shape[1] != 2:
-        raise ValueError("moves must be (M, 2)")
-    return _evaluate_moves(  # type: ignore[no-any-return]
-        R, samples, boneyards, _i64(table, 1), int(turn), int(passes), int(opener), int(required),
-        int(bpos), moves, int(n_per_sample), int(seed) & 0x7FFFFFFFFFFFFFFF, float(p),
-    )
+    return _evaluate(R, samples, boneyards, table, turn, passes, opener, required, bpos, moves, n_per_sample,
+                     seed, _heaviest_rollout(R, p), None, 0)
 
 
 def _weights(W: Any) -> np.ndarray:
@@ -1268,12 +1207,8 @@ def playout_batch_smart(
     (per-seat masks of the numbers each seat opened) and ``table_mask`` (the
     tiles on the table) give its public state at the root, and ``soft`` draws
     every move from the model's softmax (``q`` unused)."""
-    players = int(R[P_PLAYERS])
-    return _playout_batch_smart(  # type: ignore[no-any-return]
-        R, _i64(hands, 1), _i64(table, 1), int(turn), int(passes), int(opener), int(required),
-        _i64(boneyard, 1), int(bpos), int(n), int(seed) & 0x7FFFFFFFFFFFFFFF, float(q),
-        _weights(weights), _passed(passed, players), _passed(opened, players), int(table_mask), bool(soft),
-    )
+    return _batch(R, hands, table, turn, passes, opener, required, boneyard, bpos, n, seed,
+                  _scored_rollout(R, q, weights, passed, opened, soft), table_mask)
 
 
 def evaluate_moves_smart(
@@ -1288,25 +1223,8 @@ def evaluate_moves_smart(
     sample, a bit mask of the seats that play their heaviest tile instead
     (the opponent model of ``capicua.bots.search``; None: no seat);
     ``opened``, ``table_mask``, ``soft``: as :func:`playout_batch_smart`."""
-    samples = _i64(samples, 2)
-    boneyards = np.ascontiguousarray(boneyards, dtype=np.int64)
-    if boneyards.ndim == 1 and boneyards.size == 0:
-        boneyards = np.zeros((samples.shape[0], 0), dtype=np.int64)
-    if boneyards.ndim != 2 or boneyards.shape[0] != samples.shape[0]:
-        raise ValueError("boneyards must be (S, B), one row per sample")
-    moves = _i64(moves, 2)
-    if moves.ndim != 2 or moves.shape[1] != 2:
-        raise ValueError("moves must be (M, 2)")
-    players = int(R[P_PLAYERS])
-    gs = np.zeros(samples.shape[0], dtype=np.int64) if gorda_seats is None else _i64(gorda_seats, 1)
-    if gs.shape[0] != samples.shape[0]:
-        raise ValueError("gorda_seats must hold one mask per sample")
-    return _evaluate_moves_smart(  # type: ignore[no-any-return]
-        R, samples, boneyards, _i64(table, 1), int(turn), int(passes), int(opener), int(required),
-        int(bpos), moves, int(n_per_sample), int(seed) & 0x7FFFFFFFFFFFFFFF, float(q),
-        _weights(weights), _passed(passed, players),
-        gs, _passed(opened, players), int(table_mask), bool(soft),
-    )
+    return _evaluate(R, samples, boneyards, table, turn, passes, opener, required, bpos, moves, n_per_sample,
+                     seed, _scored_rollout(R, q, weights, passed, opened, soft), gorda_seats, table_mask)
 
 
 def model_scores(R: np.ndarray, weights: Any, passed: Any, opened: Any, table_mask: int, turn: int,
@@ -1325,7 +1243,7 @@ def model_scores(R: np.ndarray, weights: Any, passed: Any, opened: Any, table_ma
 
 def random_hands(R: np.ndarray, n: int, seed: int, p: float = 0.0) -> np.ndarray:
     """``n`` fresh random deals, each played out -> int64 (n, RESULT_COLS)."""
-    return _random_hands(R, int(n), int(seed) & 0x7FFFFFFFFFFFFFFF, float(p))  # type: ignore[no-any-return]
+    return _fresh_deals(R, n, seed, _heaviest_rollout(R, p))
 
 
 def random_hands_smart(R: np.ndarray, n: int, seed: int, q: float = 1.0, weights: Any = None,
@@ -1335,8 +1253,18 @@ def random_hands_smart(R: np.ndarray, n: int, seed: int, q: float = 1.0, weights
     -> int64 (n, RESULT_COLS). The deals depend on ``seed`` only, not on the
     play, so two calls with the same seed and the rows swapped replay every
     deal with the teams' policies exchanged (duplicate deals)."""
-    return _random_hands_smart(  # type: ignore[no-any-return]
-        R, int(n), int(seed) & 0x7FFFFFFFFFFFFFFF, float(q), _weights(weights), bool(soft))
+    return _fresh_deals(R, n, seed, _scored_rollout(R, q, weights, None, None, soft))
+
+
+def _fresh_deals(R: np.ndarray, n: int, seed: int, rollout: _Rollout) -> np.ndarray:
+    out = np.zeros((int(n), RESULT_COLS), dtype=np.int64)
+    empty_line = np.array([-1, -1, 0, 0, 0], dtype=np.int64)
+    _random_hands(
+        R, int(n), _seed63(seed), rollout.policy, rollout.q, rollout.weights,
+        np.arange(int(R[P_NTILES]), dtype=np.int64), empty_line, np.empty(1, dtype=np.uint64),
+        out, *_scratch(int(R[P_PLAYERS])),
+    )
+    return out
 
 
 def warmup() -> float:
