@@ -523,16 +523,18 @@ class FastState:
             return [(t, -1) for t in bits(h)]
         nm = self.r.num_mask
         ends = self.ends
-        arms = self.playable_arms()
-        masks = [h & nm[ends[a]] for a in arms]
+        fits = []  # (arm, tiles fitting it), only the arms some tile fits
         u = 0
-        for m in masks:
-            u |= m
+        for a in self.playable_arms():
+            m = h & nm[ends[a]]
+            if m:
+                fits.append((a, m))
+                u |= m
         out: list[Move] = []
         while u:
             low = u & -u
             t = low.bit_length() - 1
-            for a, m in zip(arms, masks, strict=True):
+            for a, m in fits:
                 if m & low:
                     out.append((t, a))
             u ^= low
