@@ -18,7 +18,7 @@ run: $(STAMP)
 test: $(STAMP)
 	bash scripts/ensure-system-deps.sh
 	$(BIN)/ruff check capicua tests
-	$(BIN)/mypy capicua/engine
+	$(BIN)/mypy capicua
 	$(BIN)/pytest -q -n 2 --dist loadgroup
 
 bench: $(STAMP)
@@ -37,7 +37,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check capicua tests
 
 typecheck: $(STAMP)
-	$(BIN)/mypy capicua/engine
+	$(BIN)/mypy capicua
 
 clean:
 	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache
