@@ -184,9 +184,6 @@ class PublicState:
         """Tiles still in the seats' hands."""
         return sum(self.counts)
 
-    def partner(self) -> int | None:
-        return self.rules.partner_of(self.me) if self.me >= 0 else None
-
 
 def public_state(view: dict[str, Any]) -> PublicState:
     """The :class:`PublicState` of ``view``: the one decoding of a view per decision."""
