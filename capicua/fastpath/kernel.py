@@ -311,6 +311,16 @@ def _end_tranque(R: Any, hands: Any, opener: Any, totals: Any, tt: Any, out: Any
     out[row, 3] = points
 
 
+_Jitted = TypeVar("_Jitted", bound=Callable[..., Any])
+
+
+def _njit_without_refcounts(func: _Jitted) -> _Jitted:
+    """``njit(cache=True)`` without numba's reference counting (its ``_nrt``
+    option, which the typed signature of ``njit`` does not list)."""
+    options: dict[str, Any] = {"cache": True, "_nrt": False}
+    return cast(_Jitted, njit(**options)(func))
+
+
 # ----------------------------------------------------------- rollout policies
 # One playout loop serves every rollout policy; the policy is an integer code
 # (with ``q`` and the weights ``W``) and :func:`_choose` is the one place that
@@ -513,11 +523,15 @@ def _uniform_move(rng: Any, nmoves: Any, u: Any, ml: Any, mr: Any) -> Any:
     return t, arm
 
 
-@njit(inline="always")
+# The scored choices are functions of their own, called once per decision
+# (not inlined): their scores would otherwise be compiled into every copy of
+# the playout loop, and numba's compile time grows much faster than the code.
+@_njit_without_refcounts
 def _best_scored(R: Any, model: Any, W: Any, pm: Any, om: Any, tmask: Any, turn: Any, n: Any, pairs: Any,
                  h: Any, u: Any, ml: Any, mr: Any, left: Any, right: Any) -> Any:
     """(tile, arm) of the best move under the heuristic score, or the play
-    model's if ``model``, with the weights of the seat's team."""
+    model's if ``model``, with the weights of the seat's team (the first in
+    legal order among equal scores)."""
     myteam = R[OFF_TEAM + turn]
     Wt = W[myteam]
     partner = -1
@@ -537,29 +551,21 @@ def _best_scored(R: Any, model: Any, W: Any, pm: Any, om: Any, tmask: Any, turn:
     w = u
     while w:
         i = _cttz(w)
-        if (ml >> i) & 1:
-            if model:
-                sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 0, left, right)
-            else:
-                sc = _smart_score(R, Wt, pm, turn, partner, nxt, prv, h, i, 0, left, right)
-            if sc > best:
-                best = sc
-                t = i
-                arm = 0
-        if (mr >> i) & 1:
-            if model:
-                sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 1, left, right)
-            else:
-                sc = _smart_score(R, Wt, pm, turn, partner, nxt, prv, h, i, 1, left, right)
-            if sc > best:
-                best = sc
-                t = i
-                arm = 1
+        for e in range(2):  # legal order: the left end, then the right
+            if ((ml if e == 0 else mr) >> i) & 1:
+                if model:
+                    sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, e, left, right)
+                else:
+                    sc = _smart_score(R, Wt, pm, turn, partner, nxt, prv, h, i, e, left, right)
+                if sc > best:
+                    best = sc
+                    t = i
+                    arm = e
         w &= w - 1
     return t, arm
 
 
-@njit(inline="always")
+@_njit_without_refcounts
 def _soft_model_move(R: Any, W: Any, pm: Any, om: Any, tmask: Any, turn: Any, n: Any, pairs: Any,
                      h: Any, u: Any, ml: Any, mr: Any, left: Any, right: Any, buf: Any, ibuf: Any,
                      rng: Any) -> Any:
@@ -578,20 +584,14 @@ def _soft_model_move(R: Any, W: Any, pm: Any, om: Any, tmask: Any, turn: Any, n:
     w = u
     while w:
         i = _cttz(w)
-        if (ml >> i) & 1:
-            sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 0, left, right)
-            buf[m] = sc
-            ibuf[m] = 2 * i
-            m += 1
-            if sc > best:
-                best = sc
-        if (mr >> i) & 1:
-            sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, 1, left, right)
-            buf[m] = sc
-            ibuf[m] = 2 * i + 1
-            m += 1
-            if sc > best:
-                best = sc
+        for e in range(2):  # legal order: the left end, then the right
+            if ((ml if e == 0 else mr) >> i) & 1:
+                sc = _model_score(R, Wt, pm, om, tmask, partner, nxt, prv, h, i, e, left, right)
+                buf[m] = sc
+                ibuf[m] = 2 * i + e
+                m += 1
+                if sc > best:
+                    best = sc
         w &= w - 1
     z = 0.0
     for j in range(m):
@@ -630,16 +630,6 @@ def _choose(R: Any, policy: Any, q: Any, W: Any, pm: Any, om: Any, tmask: Any, g
 
 
 # --------------------------------------------------------------------- playout
-_Jitted = TypeVar("_Jitted", bound=Callable[..., Any])
-
-
-def _njit_without_refcounts(func: _Jitted) -> _Jitted:
-    """``njit(cache=True)`` without numba's reference counting (its ``_nrt``
-    option, which the typed signature of ``njit`` does not list)."""
-    options: dict[str, Any] = {"cache": True, "_nrt": False}
-    return cast(_Jitted, njit(**options)(func))
-
-
 # The loop is inlined (twice, see :func:`_playout`) into the three jitted
 # entry points below (a batch from one position, the move evaluator, fresh
 # deals), and they run without numba's reference counting (``_nrt=False``):
