@@ -159,7 +159,7 @@ def test_evaluate_moves_forced_first_move(preset: str) -> None:
 def _z_ok(x: np.ndarray, y: np.ndarray, z: float = 5.0) -> bool:
     """Two-sample test on means: |difference| within z standard errors."""
     se = math.sqrt(x.var() / len(x) + y.var() / len(y)) + 1e-9
-    return abs(x.mean() - y.mean()) <= z * se
+    return bool(abs(x.mean() - y.mean()) <= z * se)
 
 
 @pytest.mark.parametrize("preset", ["cubano", "la-plaza", "draw", "fives-and-threes"])

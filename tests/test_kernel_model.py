@@ -28,7 +28,7 @@ def _views(preset: str, games: int, seed: str) -> list[dict]:  # type: ignore[ty
         m.start_hand()
         while m.phase in ("play", "redeal_question"):
             if m.phase == "play":
-                out.append(m.view(m.turn))  # type: ignore[arg-type]
+                out.append(m.view(m.turn))
             m.apply(m.turn, rng.choice(m.legal_moves()))  # type: ignore[arg-type]
     return out
 

@@ -17,12 +17,13 @@ re-implementation on :class:`capicua.engine.fast.FastState`.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
 
-from capicua.engine import make_rules
-from capicua.engine.fast import FastState, fast_rules
+from capicua.engine import Rules, make_rules
+from capicua.engine.fast import FastResult, FastRules, FastState, Move, fast_rules
 
 K = pytest.importorskip("capicua.fastpath.kernel")
 
@@ -44,7 +45,8 @@ WEIGHT_SETS = [
 ]
 
 
-def _score(r, W, pm, seat, h, t, end, ends):  # type: ignore[no-untyped-def]
+def _score(r: FastRules, W: Sequence[float], pm: list[int], seat: int, h: int, t: int, end: int,
+           ends: list[int]) -> float:
     """The kernel's ``_smart_score``, written out in Python."""
     n = r.players
     a, b = r.tile_a[t], r.tile_b[t]
@@ -85,7 +87,8 @@ def _score(r, W, pm, seat, h, t, end, ends):  # type: ignore[no-untyped-def]
     return s
 
 
-def _model_score(r, W, pm, om, tmask, seat, h, t, end, ends):  # type: ignore[no-untyped-def]
+def _model_score(r: FastRules, W: Sequence[float], pm: list[int], om: list[int], tmask: int, seat: int, h: int,
+                 t: int, end: int, ends: list[int]) -> float:
     """The play model's score (``playmodel.move_score``) from the masks the kernel keeps."""
     from capicua.bots.playmodel import move_score
     from capicua.bots.public import Context
@@ -97,8 +100,8 @@ def _model_score(r, W, pm, om, tmask, seat, h, t, end, ends):  # type: ignore[no
     return move_score(r, ctx, hand, t, end, tuple(W))
 
 
-def _reference(st: FastState, W, pm: list[int], first=None, gorda: int = 0,  # type: ignore[no-untyped-def]
-               om: list[int] | None = None, tmask: int = 0):
+def _reference(st: FastState, W: Sequence[float], pm: list[int], first: Move | None = None, gorda: int = 0,
+               om: list[int] | None = None, tmask: int = 0) -> tuple[FastResult, FastState]:
     """Finish ``st`` (a copy) with the q=1 heuristic policy; passes update ``pm``.
     Seats in the bit mask ``gorda`` play their heaviest tile instead (the
     lowest tile index among equals, on the left end when it fits there).
@@ -125,14 +128,16 @@ def _reference(st: FastState, W, pm: list[int], first=None, gorda: int = 0,  # t
             mv = min(m for m in legal if m[0] == t)
         else:
             ends = list(st.ends[:2]) if st.center >= 0 else [-1, -1]
-            best, mv = -1e300, None
+            best, best_move = -1e300, None
             for t, end in legal:
                 if model:
                     sc = _model_score(r, W, pm, om, tmask, seat, st.hands[seat], t, end, ends)
                 else:
                     sc = _score(r, W, pm, seat, st.hands[seat], t, end, ends)
                 if sc > best:
-                    best, mv = sc, (t, end)
+                    best, best_move = sc, (t, end)
+            assert best_move is not None
+            mv = best_move
         t, end = mv
         a, b = r.tile_a[t], r.tile_b[t]
         om[seat] |= ((1 << a) | (1 << b)) if st.center < 0 else 1 << (b if a == st.ends[end] else a)
@@ -147,7 +152,7 @@ def _reference(st: FastState, W, pm: list[int], first=None, gorda: int = 0,  # t
     return res, st
 
 
-def _row(res, st: FastState) -> list[int]:  # type: ignore[no-untyped-def]
+def _row(res: FastResult, st: FastState) -> list[int]:
     kinds = {"domino": K.KIND_DOMINO, "tranque": K.KIND_TRANQUE, "tie": K.KIND_TIE}
     in_play = list(res.in_play) + [0] * (K.MAX_TEAMS - len(res.in_play))
     return [
@@ -160,9 +165,9 @@ def _row(res, st: FastState) -> list[int]:  # type: ignore[no-untyped-def]
     ]
 
 
-def _positions(rules, count: int, seed: str):  # type: ignore[no-untyped-def]
+def _positions(rules: Rules, count: int, seed: str) -> list[tuple[FastState, list[int]]]:
     rng = random.Random(seed)
-    out = []
+    out: list[tuple[FastState, list[int]]] = []
     while len(out) < count:
         st = FastState.deal(fast_rules(rules), rng)
         for _ in range(rng.randrange(8)):
@@ -318,7 +323,7 @@ def test_experto_rollout_policies_return_legal_moves(rollout: str) -> None:
             match.apply(match.turn, rng.choice(match.legal_moves()))  # type: ignore[arg-type]
         if match.phase != "play":
             continue
-        view = match.view(match.turn)  # type: ignore[arg-type]
+        view = match.view(match.turn)
         action = search_decide(view, random.Random(g), cfg)
         assert action in view["legal"]
         assert search_decide(view, random.Random(g), cfg) == action
