@@ -69,15 +69,15 @@ def _endgames(preset: str, options: dict[str, object], n: int, max_tiles: int) -
 
 
 CASES: list[tuple[str, dict[str, object], int, int]] = [
-    ("cubano", {}, 500, 12),
-    ("caribe", {}, 300, 12),  # capicúa bonus
-    ("la-plaza", {}, 300, 12),
-    ("mano-a-mano", {}, 300, 9),  # two players, drawing
-    ("all-fives", {}, 400, 11),  # in-play scoring, drawing, the target
-    ("fives-and-threes", {"players": 2}, 300, 8),
-    ("cross", {}, 300, 11),
-    ("double-nine-cross", {}, 300, 11),
-    ("double-nine-cross", {"players": 2, "partnership": False}, 200, 7),
+    ("cubano", {}, 500, 15),
+    ("caribe", {}, 300, 15),  # capicúa bonus
+    ("la-plaza", {}, 300, 15),
+    ("mano-a-mano", {}, 300, 11),  # two players, drawing
+    ("all-fives", {}, 400, 13),  # in-play scoring, drawing, the target
+    ("fives-and-threes", {"players": 2}, 300, 10),
+    ("cross", {}, 300, 13),
+    ("double-nine-cross", {}, 300, 12),
+    ("double-nine-cross", {"players": 2, "partnership": False}, 200, 9),
 ]
 
 
