@@ -15,9 +15,10 @@ import pytest
 
 from capicua import analysis
 from capicua.bots import decide, evaluate
+from capicua.bots.public import public_state
 from capicua.bots.search import distinct_moves, solve_root
-from capicua.bots.sim import move_of_json, sim_from_match, static_of
 from capicua.engine import Match, Play, RecordError, make_rules, parse_action
+from capicua.engine.fast import FastState
 from capicua.engine.record import hand_positions
 
 BUDGET = 10.0  # ms per decision: the code path of the default budget, quicker
@@ -238,9 +239,8 @@ def test_a_clearly_worse_move_is_the_costliest() -> None:
         def chooser(m: Match, seat: int, view: dict[str, Any], target: dict[str, Any] = target) -> dict[str, Any]:
             moves = distinct_moves(view)
             if not target and len(moves) >= 2 and sum(view["counts"]) <= 14:
-                st = static_of(view["rules"])
-                sim = sim_from_match(m)
-                truth = solve_root(sim, [move_of_json(st, sim, a) for a in moves], st.team_of[seat])
+                pub = public_state(view)
+                truth = solve_root(FastState.from_match(m), [pub.move_of(a) for a in moves], pub.r.team_of[seat])
                 worst = min(range(len(moves)), key=lambda i: truth[i])
                 if max(truth) - truth[worst] >= 10:
                     h = m.hand
