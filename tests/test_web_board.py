@@ -355,15 +355,18 @@ def draws_in(batch: dict[str, Any]) -> int:
 
 
 WATCH_JS = """([selector, read]) => {
-  // What the screen shows at each frame: the distinct values in order.
+  // What the page shows: the distinct values in order, read after every change
+  // of the DOM (a frame-by-frame watch missed a value on a loaded machine, when
+  // frames came slower than the test's steps) and at every frame.
   window.__shown = [];
   const look = new Function('el', read);
-  const tick = () => {
+  const see = () => {
     const el = document.querySelector(selector);
     const v = el ? look(el) : null;
     if (window.__shown[window.__shown.length - 1] !== v) window.__shown.push(v);
-    window.__watch = requestAnimationFrame(tick);
   };
+  new MutationObserver(see).observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+  const tick = () => { see(); window.__watch = requestAnimationFrame(tick); };
   tick();
 }"""
 
