@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from capicua.bots import evaluate
-from capicua.bots.search import distinct_moves, same_move
+from capicua.bots.public import public_state
 from capicua.engine.record import hand_positions
 
 LEVEL = "experto"
@@ -74,10 +74,13 @@ def decisions(
         if seat not in wanted or (chosen_by is not None and (n >= len(chosen_by) or chosen_by[n] != HUMAN)):
             continue
         view = position.view(seat)
-        if _is_redeal(view) or len(distinct_moves(view)) < 2:
+        if _is_redeal(view):
+            continue
+        pub = public_state(view)  # decoded once here; the search decodes its own copy in the pool
+        if len(pub.candidates) < 2:
             continue
         entry = actions[index]
-        played = same_move(view, {"tile": entry["play"], "end": entry["end"]})
+        played = dict(pub.same_move({"tile": entry["play"], "end": entry["end"]}))
         out.append(Decision(index, seat, played, view, decision_seed(table, match, hand, index)))
     return out
 

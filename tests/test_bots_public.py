@@ -19,7 +19,7 @@ from test_fast_differential import fast_move, rich_result
 
 import capicua.bots.public as public_module
 from capicua.bots import decide
-from capicua.bots.search import distinct_moves, same_move
+from capicua.bots.search import distinct_moves
 from capicua.engine import Match, Play, RedealAnswer, make_rules, parse_action
 from capicua.engine.fast import FastState
 
@@ -141,7 +141,7 @@ def test_equivalent_moves_lead_to_the_same_game(preset: str, options: dict[str, 
         # the analysis' view of the same rule
         cands = distinct_moves(view)
         for action in view["legal"]:
-            got = same_move(view, action)
+            got = public_module.public_state(view).same_move(action)
             assert got in cands
             key = st.equivalence_key(fast_move(match, parse_action(got, match.rules.max_pip)))  # type: ignore[arg-type]
             assert key == st.equivalence_key(fast_move(match, parse_action(action, match.rules.max_pip)))  # type: ignore[arg-type]

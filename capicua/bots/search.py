@@ -99,11 +99,6 @@ def distinct_moves(view: dict[str, Any]) -> list[dict[str, Any]]:
     return [dict(a) for a in public_state(view).candidates]
 
 
-def same_move(view: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
-    """The move of :func:`distinct_moves` that ``action`` (one of the legal plays) equals."""
-    return dict(public_state(view).same_move(action))
-
-
 def playouts_for(budget_ms: float, tiles_left: int) -> int:
     per = BASE_US + PER_TILE_US * tiles_left
     return max(1, int(budget_ms * 1000.0 / per))
