@@ -29,31 +29,17 @@ from capicua.engine.fast import FastResult, FastState, Move, fast_rules
 
 K = pytest.importorskip("capicua.fastpath.kernel")
 
+from test_kernel import KINDS, LINE_CASES  # noqa: E402  (after the skip: test_kernel needs the kernel)
+
 pytestmark = pytest.mark.xdist_group("numba-kernel")
 
-CASES: list[tuple[str, dict[str, object]]] = [
-    ("cubano", {}),
-    ("cubano-clasico", {}),
-    ("caribe", {}),
-    ("la-plaza", {}),
-    ("fid", {}),
-    ("mano-a-mano", {}),
-    ("block", {}),
-    ("draw", {}),
-    ("all-fives", {}),
-    ("fives-and-threes", {}),
-    ("cubano", {"tranque_scoring": "difference", "domino_scoring": "all_hands"}),
-    ("cubano", {"tranque_winner": "lowest_team", "capicua_bonus": 30}),
+# The kernel suite's line cases, and a few more rule sets the exact check covers.
+CASES: list[tuple[str, dict[str, object]]] = LINE_CASES + [
     ("la-plaza", {"tranque_scoring": "all_hands"}),
-    ("mano-a-mano", {"domino_scoring": "muggins", "tranque_scoring": "muggins"}),
-    ("block", {"players": 3, "partnership": False}),
     ("draw", {"players": 2}),
-    ("draw", {"players": 5, "partnership": False}),
-    ("all-fives", {"players": 2}),
     ("fives-and-threes", {"players": 3, "partnership": False}),
 ]
 DEALS = 300
-KINDS = {"domino": K.KIND_DOMINO, "tranque": K.KIND_TRANQUE, "tie": K.KIND_TIE}
 PIPS_ONLY = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)  # the heuristic reduced to the tile's pips
 
 
