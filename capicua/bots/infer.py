@@ -16,10 +16,15 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from capicua.engine.fast import FastState, bits
 
 from .public import PublicState
+
+if TYPE_CHECKING:
+    from capicua.fastpath.deals import Deals
 
 
 class Knowledge:
@@ -40,100 +45,68 @@ class Knowledge:
         for s in range(r.players):
             f = self.forbidden[s]
             self.allowed.append([t for t in self.unknown if ta[t] not in f and tb[t] not in f])
-        # Most constrained seats first: fewest spare allowed tiles.
-        others = [s for s in range(r.players) if s != self.me and self.need[s] > 0]
-        self.order = sorted(others, key=lambda s: len(self.allowed[s]) - self.need[s])
+        # The same as bit masks, the sampler's input.
+        self.allowed_masks = [tile_mask(a) for a in self.allowed]
+        self._arrays: tuple[Any, Any, Any] | None = None
         self._plays = _observed_plays(pub)
         self._exp_cache: dict[float, list[float]] = {}
 
     def sample(self, rng: random.Random, excluded: list[frozenset[int]] | None = None) -> list[list[int]]:
         """A random assignment of the unknown tiles: hands[s] for every seat
         (own hand included) and, last, the boneyard (in draw order: its first
-        tile is drawn first).
+        tile is drawn first). One deal of :meth:`sample_masks`.
 
         ``excluded[s]`` are tiles seat ``s`` must not hold (a play model's
         hard constraints, see :meth:`gorda_exclusions`); when they cannot be
         met together with the passes, the sample ignores them."""
-        r = self.r
-        ta, tb = r.tile_a, r.tile_b
-        none: frozenset[int] = frozenset()
-        excl = excluded if excluded is not None else [none] * r.players
-        order = self.order
-        if excluded is not None:
-            order = sorted(order, key=lambda s: len(self.allowed[s]) - len(excl[s]) - self.need[s])
-        for _attempt in range(40):
-            rand = rng.random
-            pool = sorted(self.unknown, key=lambda _t: rand())  # a shuffle, cheaper than rng.shuffle
-            taken: set[int] = set()
-            hands: list[list[int]] = [[] for _ in range(r.players)]
-            ok = True
-            for s in order:
-                need = self.need[s]
-                f = self.forbidden[s]
-                x = excl[s]
-                got = hands[s]
-                for t in pool:
-                    if t in taken or ta[t] in f or tb[t] in f or t in x:
-                        continue
-                    got.append(t)
-                    taken.add(t)
-                    if len(got) == need:
-                        break
-                if len(got) < need:
-                    ok = False
-                    break
-            if ok:
-                hands[self.me] = self.mine[:]
-                bone = [t for t in pool if t not in taken]
-                bone.reverse()
-                hands.append(bone)
-                return hands
-        if excluded is not None:
-            hands = self._sample_matching(rng, excl)
-            if all(len(hands[s]) == self.need[s] for s in range(r.players) if s != self.me):
-                return hands
-        return self._sample_matching(rng)
-
-    def _sample_matching(self, rng: random.Random, excl: list[frozenset[int]] | None = None) -> list[list[int]]:
-        """Fallback: a feasible assignment by augmenting paths (always exists:
-        the true deal is one), randomised by shuffling."""
         n = self.r.players
-        slots: list[int] = []  # seat of each slot; boneyard slots are seat n
-        for s in range(n):
-            slots += [s] * self.need[s]
-        slots += [n] * self.boneyard
-        pool = self.unknown[:]
-        rng.shuffle(pool)
-        ta, tb = self.r.tile_a, self.r.tile_b
-
-        def fits(t: int, s: int) -> bool:
-            if s == n:
-                return True
-            f = self.forbidden[s]
-            return ta[t] not in f and tb[t] not in f and (excl is None or t not in excl[s])
-
-        owner: dict[int, int] = {}  # slot -> tile
-        slot_of: dict[int, int] = {}  # tile -> slot
-
-        def augment(t: int, seen: set[int]) -> bool:
-            for j in range(len(slots)):
-                if j in seen or not fits(t, slots[j]):
-                    continue
-                seen.add(j)
-                if j not in owner or augment(owner[j], seen):
-                    owner[j] = t
-                    slot_of[t] = j
-                    return True
-            return False
-
-        for t in pool:
-            augment(t, set())
-        hands: list[list[int]] = [[] for _ in range(n + 1)]
-        for j, t in owner.items():
-            hands[slots[j]].append(t)
-        hands[n].reverse()
-        hands[self.me] = self.mine[:]
+        fallback = self.allowed_masks
+        if excluded is None:
+            row = fallback
+        else:
+            row = [fallback[s] & ~tile_mask(excluded[s]) for s in range(n)]
+        deals = self.sample_masks(rng, [row])
+        hands = [bits(int(m)) for m in deals.masks[0]]
+        hands.append([int(t) for t in deals.bones[0]])
         return hands
+
+    def sample_masks(self, rng: random.Random, allowed: Any) -> Deals:
+        """``len(allowed)`` deals at once (:func:`capicua.fastpath.deals.draw_deals`):
+        ``allowed[d][s]`` is the bit mask of the tiles seat ``s`` may hold in
+        deal ``d`` (:meth:`allowed_per_deal`, or ``allowed_masks`` for no
+        exclusions). The deals' randomness is one draw from ``rng``."""
+        import numpy as np
+
+        from capicua.fastpath.deals import draw_deals
+
+        arrays = self._arrays
+        if arrays is None:
+            arrays = self._arrays = (
+                np.array(self.unknown, dtype=np.int64),
+                np.array(self.need, dtype=np.int64),
+                np.array(self.allowed_masks, dtype=np.int64),
+            )
+        unknown, need, fallback = arrays
+        return draw_deals(
+            unknown, need, np.asarray(allowed, dtype=np.int64), fallback, self.boneyard, self.me,
+            tile_mask(self.mine), rng.getrandbits(63),
+        )
+
+    def allowed_per_deal(self, excluded: Sequence[frozenset[int] | None], chosen: Any) -> Any:
+        """int64 (len(chosen), players): per deal, the tiles each seat may hold
+        — those its passes allow, minus ``excluded[s]`` in the deals whose bit
+        ``s`` is set in ``chosen`` (an int array; a seat whose ``excluded`` is
+        None is never restricted)."""
+        import numpy as np
+
+        n = self.r.players
+        fallback = np.array(self.allowed_masks, dtype=np.int64)
+        restricted = np.array(
+            [m & ~tile_mask(e) if e is not None else m for m, e in zip(self.allowed_masks, excluded, strict=True)],
+            dtype=np.int64,
+        )
+        on = ((np.asarray(chosen, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)) & 1) == 1
+        return np.where(on, restricted, fallback)
 
     def to_state(self, hands: list[list[int]]) -> FastState:
         """The view's position completed by the deal ``hands`` (as :meth:`sample` gives it)."""
@@ -231,6 +204,14 @@ class Knowledge:
             cached = [math.exp(beta * (p - top)) for p in self.r.tile_pips]
             self._exp_cache[beta] = cached
         return cached
+
+
+def tile_mask(tiles: Iterable[int]) -> int:
+    """The bit mask of tile indices ``tiles``."""
+    m = 0
+    for t in tiles:
+        m |= 1 << t
+    return m
 
 
 def _observed_plays(pub: PublicState) -> list[tuple[int, int, frozenset[int] | None]]:
