@@ -26,6 +26,8 @@ from .public import PublicState
 if TYPE_CHECKING:
     from capicua.fastpath.deals import Deals
 
+WORD = (1 << 64) - 1
+
 
 class Knowledge:
     """The hidden-tile constraints of one seat's view (its :class:`PublicState`)."""
@@ -47,56 +49,60 @@ class Knowledge:
             self.allowed.append([t for t in self.unknown if ta[t] not in f and tb[t] not in f])
         # The same as bit masks, the sampler's input.
         self.allowed_masks = [tile_mask(a) for a in self.allowed]
-        self._arrays: tuple[Any, Any, Any] | None = None
+        self._words = (len(r.tile_a) + 63) // 64  # int64 words per tile mask
+        self._sampler_inputs: tuple[Any, Any, Any, Any] | None = None
         self._plays = _observed_plays(pub)
         self._exp_cache: dict[float, list[float]] = {}
 
     def sample(self, rng: random.Random, excluded: list[frozenset[int]] | None = None) -> list[list[int]]:
         """A random assignment of the unknown tiles: hands[s] for every seat
         (own hand included) and, last, the boneyard (in draw order: its first
-        tile is drawn first). One deal of :meth:`sample_masks`.
+        tile is drawn first). A batch of one of the sampler of
+        :meth:`sample_masks`.
 
         ``excluded[s]`` are tiles seat ``s`` must not hold (a play model's
         hard constraints, see :meth:`gorda_exclusions`); when they cannot be
         met together with the passes, the sample ignores them."""
+        import numpy as np
+
+        from capicua.fastpath.deals import mask_words
+
         n = self.r.players
-        fallback = self.allowed_masks
+        words = self._words
         if excluded is None:
-            row = fallback
+            row = self._arrays()[2]
         else:
-            row = [fallback[s] & ~tile_mask(excluded[s]) for s in range(n)]
-        deals = self.sample_masks(rng, [row])
-        hands = [bits(int(m)) for m in deals.masks[0]]
+            row = np.array(
+                [mask_words(self.allowed_masks[s] & ~tile_mask(excluded[s]), words) for s in range(n)],
+                dtype=np.int64,
+            )
+        deals = self._draw(rng, row[None])
+        if words == 1:
+            hands = [bits(int(m)) for m in deals.masks[0, :, 0]]
+        else:
+            hands = [bits(sum((int(w) & WORD) << (64 * i) for i, w in enumerate(ws))) for ws in deals.masks[0]]
         hands.append([int(t) for t in deals.bones[0]])
         return hands
 
     def sample_masks(self, rng: random.Random, allowed: Any) -> Deals:
         """``len(allowed)`` deals at once (:func:`capicua.fastpath.deals.draw_deals`):
-        ``allowed[d][s]`` is the bit mask of the tiles seat ``s`` may hold in
-        deal ``d`` (:meth:`allowed_per_deal`, or ``allowed_masks`` for no
-        exclusions). The deals' randomness is one draw from ``rng``."""
+        ``allowed[d][s]`` is the int64 bit mask of the tiles seat ``s`` may
+        hold in deal ``d`` (:meth:`allowed_per_deal`, or ``[allowed_masks] *
+        k`` for no exclusions). ``Deals.masks`` is (k, players). The deals'
+        randomness is one draw from ``rng``. Tile sets up to 64 tiles (up to
+        double-nine, the kernel's games); :meth:`sample` takes any."""
         import numpy as np
 
-        from capicua.fastpath.deals import draw_deals
-
-        arrays = self._arrays
-        if arrays is None:
-            arrays = self._arrays = (
-                np.array(self.unknown, dtype=np.int64),
-                np.array(self.need, dtype=np.int64),
-                np.array(self.allowed_masks, dtype=np.int64),
-            )
-        unknown, need, fallback = arrays
-        return draw_deals(
-            unknown, need, np.asarray(allowed, dtype=np.int64), fallback, self.boneyard, self.me,
-            tile_mask(self.mine), rng.getrandbits(63),
-        )
+        if self._words != 1:
+            raise ValueError("more than 64 tiles: tile masks do not fit an int64")
+        deals = self._draw(rng, np.asarray(allowed, dtype=np.int64)[:, :, None])
+        return deals._replace(masks=deals.masks[:, :, 0])
 
     def allowed_per_deal(self, excluded: Sequence[frozenset[int] | None], chosen: Any) -> Any:
         """int64 (len(chosen), players): per deal, the tiles each seat may hold
         — those its passes allow, minus ``excluded[s]`` in the deals whose bit
         ``s`` is set in ``chosen`` (an int array; a seat whose ``excluded`` is
-        None is never restricted)."""
+        None is never restricted). Tile sets up to 64 tiles."""
         import numpy as np
 
         n = self.r.players
@@ -107,6 +113,29 @@ class Knowledge:
         )
         on = ((np.asarray(chosen, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)) & 1) == 1
         return np.where(on, restricted, fallback)
+
+    def _draw(self, rng: random.Random, allowed: Any) -> Deals:
+        from capicua.fastpath.deals import draw_deals
+
+        unknown, need, fallback, mine = self._arrays()
+        return draw_deals(unknown, need, allowed, fallback, self.boneyard, self.me, mine, rng.getrandbits(63))
+
+    def _arrays(self) -> tuple[Any, Any, Any, Any]:
+        """The sampler's fixed inputs: unknown tiles, needs, passes-only masks, own hand (words)."""
+        arrays = self._sampler_inputs
+        if arrays is None:
+            import numpy as np
+
+            from capicua.fastpath.deals import mask_words
+
+            words = self._words
+            arrays = self._sampler_inputs = (
+                np.array(self.unknown, dtype=np.int64),
+                np.array(self.need, dtype=np.int64),
+                np.array([mask_words(m, words) for m in self.allowed_masks], dtype=np.int64),
+                np.array(mask_words(tile_mask(self.mine), words), dtype=np.int64),
+            )
+        return arrays
 
     def to_state(self, hands: list[list[int]]) -> FastState:
         """The view's position completed by the deal ``hands`` (as :meth:`sample` gives it)."""

@@ -7,8 +7,8 @@ batch in one numba call.
 
 Inputs are what a seat knows (:class:`capicua.bots.infer.Knowledge`): the
 unknown tiles, how many of them each seat holds, and per deal the tiles each
-seat may hold (an int64 bit mask: the numbers it passed on and that deal's
-play-model exclusions already removed), plus per seat the masks with the
+seat may hold (a bit mask in int64 words: the numbers it passed on and that
+deal's play-model exclusions already removed), plus per seat the masks with the
 passes alone. Nothing else: the sampler cannot see a hidden hand.
 
 Per deal, the algorithm the Python sampler used:
@@ -42,7 +42,7 @@ GREEDY_ATTEMPTS = 40
 class Deals(NamedTuple):
     """A batch of ``k`` deals."""
 
-    masks: Any  # int64 (k, players): every seat's hand as a tile bit mask, the deciding seat's included
+    masks: Any  # int64 (k, players, words): every seat's hand as a tile bit mask, the deciding seat's included
     bones: Any  # int64 (k, boneyard): the boneyard's tiles in draw order (first drawn first)
     dropped: Any  # bool (k,): the deal ignores its exclusions (infeasible together with the passes)
 
@@ -56,6 +56,14 @@ def _shuffle(pool: Any, rng: Any) -> None:
         pool[j] = t
 
 
+@njit(inline="always")
+def _spare(mask: Any, need: Any) -> Any:
+    total = 0
+    for w in range(mask.shape[0]):
+        total += _popcount(mask[w])
+    return total - need
+
+
 @njit(cache=True)
 def _match(
     pool: Any, need: Any, allowed: Any, n_bone: Any, hand: Any, count: Any, parent_seat: Any, parent_tile: Any,
@@ -63,23 +71,23 @@ def _match(
 ) -> Any:
     """Assign the tiles of ``pool`` (in its order) to seats ``0..n-1`` (``need[s]``
     tiles each, those of ``allowed[s]``) and the boneyard (seat ``n``, any tile,
-    ``n_bone`` of them) by augmenting paths; ``hand`` (n + 1,) receives the
-    masks. True when every seat and the boneyard are full."""
+    ``n_bone`` of them) by augmenting paths; ``hand`` (n + 1, words) receives
+    the masks. True when every seat and the boneyard are full."""
     n = need.shape[0]
-    for s in range(n + 1):
-        hand[s] = 0
-        count[s] = 0
+    words = hand.shape[1]
+    hand[:] = 0
+    count[:] = 0
     for i in range(pool.shape[0]):
         t = pool[i]
-        bit = np.int64(1) << t
+        tw = t >> 6
+        bit = np.int64(1) << (t & 63)
         # Breadth-first search over seats for one with room: a tile of a full
         # seat moves on to another seat that may hold it, and so on.
-        for s in range(n + 1):
-            parent_seat[s] = -2  # not reached
+        parent_seat[:] = -2  # not reached
         head = 0
         tail = 0
         for s in range(n + 1):
-            if s == n or allowed[s] & bit:
+            if s == n or allowed[s, tw] & bit:
                 parent_seat[s] = -1  # tile t enters s directly
                 parent_tile[s] = t
                 queue[tail] = s
@@ -88,30 +96,31 @@ def _match(
         while head < tail:
             s = queue[head]
             head += 1
-            cap = n_bone if s == n else need[s]
-            if count[s] < cap:
+            if count[s] < (n_bone if s == n else need[s]):
                 found = s
                 break
-            rest = hand[s]
-            while rest:
-                ub = rest & -rest
-                rest ^= ub
-                for s2 in range(n + 1):
-                    if parent_seat[s2] == -2 and (s2 == n or allowed[s2] & ub):
-                        parent_seat[s2] = s
-                        parent_tile[s2] = _cttz(ub)
-                        queue[tail] = s2
-                        tail += 1
+            for w in range(words):
+                rest = hand[s, w]
+                while rest:
+                    ub = rest & -rest
+                    rest ^= ub
+                    for s2 in range(n + 1):
+                        if parent_seat[s2] == -2 and (s2 == n or allowed[s2, w] & ub):
+                            parent_seat[s2] = s
+                            parent_tile[s2] = (w << 6) + _cttz(ub)
+                            queue[tail] = s2
+                            tail += 1
         if found < 0:
             continue  # no room for t anywhere: the matching stays short
         s = found
         count[s] += 1
         while s >= 0:
-            moved = np.int64(1) << parent_tile[s]
-            hand[s] |= moved
+            u = parent_tile[s]
+            moved = np.int64(1) << (u & 63)
+            hand[s, u >> 6] |= moved
             prev = parent_seat[s]
             if prev >= 0:
-                hand[prev] &= ~moved
+                hand[prev, u >> 6] &= ~moved
             s = prev
     for s in range(n + 1):
         if count[s] != (n_bone if s == n else need[s]):
@@ -125,14 +134,16 @@ def _draw_deals(
 ) -> Any:
     k = allowed.shape[0]
     n = allowed.shape[1]
+    words = allowed.shape[2]
     u = unknown.shape[0]
-    masks = np.zeros((k, n), dtype=np.int64)
+    masks = np.zeros((k, n, words), dtype=np.int64)
     bones = np.zeros((k, n_bone), dtype=np.int64)
     dropped = np.zeros(k, dtype=np.bool_)
     rng = np.zeros(1, dtype=np.uint64)
     _seed(rng, seed, 0xDEA15, 0)
     pool = unknown.copy()
-    hand = np.zeros(n + 1, dtype=np.int64)
+    hand = np.zeros((n + 1, words), dtype=np.int64)
+    taken = np.zeros(words, dtype=np.int64)
     count = np.zeros(n + 1, dtype=np.int64)
     parent_seat = np.zeros(n + 1, dtype=np.int64)
     parent_tile = np.zeros(n + 1, dtype=np.int64)
@@ -141,14 +152,14 @@ def _draw_deals(
     spare = np.zeros(n, dtype=np.int64)
     spare_base = np.zeros(n, dtype=np.int64)
     for s in range(n):
-        spare_base[s] = _popcount(fallback[s]) - need[s]
+        spare_base[s] = _spare(fallback[s], need[s])
     for d in range(k):
         # Most constrained seat first (insertion sort: stable, at most 4 seats).
         n_order = 0
         for s in range(n):
             if s == me or need[s] == 0:
                 continue
-            spare[s] = _popcount(allowed[d, s]) - need[s]
+            spare[s] = _spare(allowed[d, s], need[s])
             j = n_order
             while j > 0 and (
                 spare[order[j - 1]] > spare[s]
@@ -161,33 +172,34 @@ def _draw_deals(
         done = False
         for _attempt in range(GREEDY_ATTEMPTS):
             _shuffle(pool, rng)
-            taken = np.int64(0)
+            taken[:] = 0
             ok = True
             for o in range(n_order):
                 s = order[o]
                 want = need[s]
-                may = allowed[d, s] & ~taken
+                hand[s, :] = 0
                 got = 0
-                h = np.int64(0)
                 for i in range(u):
-                    bit = np.int64(1) << pool[i]
-                    if may & bit:
-                        h |= bit
+                    t = pool[i]
+                    w = t >> 6
+                    bit = np.int64(1) << (t & 63)
+                    if allowed[d, s, w] & bit and not taken[w] & bit:
+                        hand[s, w] |= bit
+                        taken[w] |= bit
                         got += 1
                         if got == want:
                             break
                 if got < want:
                     ok = False
                     break
-                hand[s] = h
-                taken |= h
             if ok:
                 for o in range(n_order):
                     masks[d, order[o]] = hand[order[o]]
                 j = 0
                 for i in range(u - 1, -1, -1):
-                    if not taken & (np.int64(1) << pool[i]):
-                        bones[d, j] = pool[i]
+                    t = pool[i]
+                    if not taken[t >> 6] & (np.int64(1) << (t & 63)):
+                        bones[d, j] = t
                         j += 1
                 done = True
                 break
@@ -203,24 +215,28 @@ def _draw_deals(
             # shuffled pool's order is a uniform one.
             j = 0
             for i in range(u):
-                if hand[n] & (np.int64(1) << pool[i]):
-                    bones[d, j] = pool[i]
+                t = pool[i]
+                if hand[n, t >> 6] & (np.int64(1) << (t & 63)):
+                    bones[d, j] = t
                     j += 1
         masks[d, me] = mine
     return masks, bones, dropped
 
 
 def draw_deals(
-    unknown: Any, need: Any, allowed: Any, fallback: Any, n_bone: int, me: int, mine: int, seed: int
+    unknown: Any, need: Any, allowed: Any, fallback: Any, n_bone: int, me: int, mine: Any, seed: int
 ) -> Deals:
     """``len(allowed)`` deals of the tiles ``unknown`` (int64 array).
 
-    ``need`` (int64 (players,)): tiles to deal each seat (0 for ``me``);
-    ``allowed`` (int64 (k, players)): per deal, the tiles each seat may hold;
-    ``fallback`` (int64 (players,)): the tiles each seat may hold under its
-    passes alone; ``n_bone``: the boneyard's size (``len(unknown) -
-    sum(need)``); ``mine``: the mask of ``me``'s own hand, copied into every
-    deal. Seeded: the same arguments give the same deals."""
+    Tile sets are bit masks of ``words`` int64 words (tile ``t`` is bit
+    ``t % 64`` of word ``t // 64``; one word up to double-nine, two for
+    double-twelve). ``need`` (int64 (players,)): tiles to deal each seat (0
+    for ``me``); ``allowed`` (int64 (k, players, words)): per deal, the tiles
+    each seat may hold; ``fallback`` (int64 (players, words)): the tiles each
+    seat may hold under its passes alone; ``n_bone``: the boneyard's size
+    (``len(unknown) - sum(need)``); ``mine`` (int64 (words,)): ``me``'s own
+    hand, copied into every deal. ``Deals.masks`` is (k, players, words).
+    Seeded: the same arguments give the same deals."""
     if len(unknown) != int(need.sum()) + n_bone:
         raise ValueError("the unknown tiles are not the seats' needs plus the boneyard")
     masks, bones, dropped = _draw_deals(
@@ -229,7 +245,17 @@ def draw_deals(
     return Deals(masks, bones, dropped)
 
 
+def mask_words(mask: int, words: int) -> list[int]:
+    """A Python int tile mask as ``words`` signed int64 words (low word first)."""
+    out = []
+    for _ in range(words):
+        w = mask & 0xFFFFFFFFFFFFFFFF
+        out.append(w - (1 << 64) if w >> 63 else w)
+        mask >>= 64
+    return out
+
+
 def warmup() -> None:
     """Compile (or load from numba's cache) the sampler."""
-    one = np.zeros((1, 2), dtype=np.int64)
-    draw_deals(np.zeros(0, dtype=np.int64), np.zeros(2, dtype=np.int64), one, one[0], 0, 0, 0, 1)
+    one = np.zeros((1, 2, 1), dtype=np.int64)
+    draw_deals(np.zeros(0, dtype=np.int64), np.zeros(2, dtype=np.int64), one, one[0], 0, 0, one[0, 0], 1)
