@@ -26,8 +26,6 @@ from .public import PublicState
 if TYPE_CHECKING:
     from capicua.fastpath.deals import Deals
 
-WORD = (1 << 64) - 1
-
 
 class Knowledge:
     """The hidden-tile constraints of one seat's view (its :class:`PublicState`)."""
@@ -51,6 +49,9 @@ class Knowledge:
         self.allowed_masks = [tile_mask(a) for a in self.allowed]
         self._words = (len(r.tile_a) + 63) // 64  # int64 words per tile mask
         self._sampler_inputs: tuple[Any, Any, Any, Any] | None = None
+        # Where each seat's hand lies in a deal's ``tiles`` (the seat's own: nowhere).
+        ends = [sum(self.need[: s + 1]) for s in range(r.players)]
+        self._hand_slices = [(e - self.need[s], e) for s, e in enumerate(ends)]
         self._plays = _observed_plays(pub)
         self._exp_cache: dict[float, list[float]] = {}
 
@@ -67,21 +68,19 @@ class Knowledge:
 
         from capicua.fastpath.deals import mask_words
 
-        n = self.r.players
         words = self._words
         if excluded is None:
-            row = self._arrays()[2]
+            allowed = self._arrays()[2][None]
         else:
-            row = np.array(
-                [mask_words(self.allowed_masks[s] & ~tile_mask(excluded[s]), words) for s in range(n)],
+            allowed = np.array(
+                [[mask_words(m & ~tile_mask(e), words) for m, e in zip(self.allowed_masks, excluded, strict=True)]],
                 dtype=np.int64,
             )
-        deals = self._draw(rng, row[None])
-        if words == 1:
-            hands = [bits(int(m)) for m in deals.masks[0, :, 0]]
-        else:
-            hands = [bits(sum((int(w) & WORD) << (64 * i) for i, w in enumerate(ws))) for ws in deals.masks[0]]
-        hands.append([int(t) for t in deals.bones[0]])
+        deals = self._draw(rng, allowed)
+        dealt = deals.tiles[0].tolist()
+        hands = [dealt[a:b] for a, b in self._hand_slices]
+        hands[self.me] = self.mine[:]
+        hands.append(dealt[self._hand_slices[-1][1] :])
         return hands
 
     def sample_masks(self, rng: random.Random, allowed: Any) -> Deals:

@@ -44,6 +44,7 @@ class Deals(NamedTuple):
 
     masks: Any  # int64 (k, players, words): every seat's hand as a tile bit mask, the deciding seat's included
     bones: Any  # int64 (k, boneyard): the boneyard's tiles in draw order (first drawn first)
+    tiles: Any  # int64 (k, unknown): the unknown tiles by holder: seat 0's, seat 1's... (ascending), then ``bones``
     dropped: Any  # bool (k,): the deal ignores its exclusions (infeasible together with the passes)
 
 
@@ -136,8 +137,11 @@ def _draw_deals(
     n = allowed.shape[1]
     words = allowed.shape[2]
     u = unknown.shape[0]
+    if u != need.sum() + n_bone:
+        raise ValueError("the unknown tiles are not the seats' needs plus the boneyard")
     masks = np.zeros((k, n, words), dtype=np.int64)
-    bones = np.zeros((k, n_bone), dtype=np.int64)
+    tiles = np.zeros((k, u), dtype=np.int64)
+    dealt = u - n_bone  # the boneyard's tiles come after the hands'
     dropped = np.zeros(k, dtype=np.bool_)
     rng = np.zeros(1, dtype=np.uint64)
     _seed(rng, seed, 0xDEA15, 0)
@@ -195,11 +199,11 @@ def _draw_deals(
             if ok:
                 for o in range(n_order):
                     masks[d, order[o]] = hand[order[o]]
-                j = 0
+                j = dealt
                 for i in range(u - 1, -1, -1):
                     t = pool[i]
                     if not taken[t >> 6] & (np.int64(1) << (t & 63)):
-                        bones[d, j] = t
+                        tiles[d, j] = t
                         j += 1
                 done = True
                 break
@@ -213,14 +217,23 @@ def _draw_deals(
                 masks[d, s] = hand[s]
             # The matching leaves the boneyard's order to its search; the
             # shuffled pool's order is a uniform one.
-            j = 0
+            j = dealt
             for i in range(u):
                 t = pool[i]
                 if hand[n, t >> 6] & (np.int64(1) << (t & 63)):
-                    bones[d, j] = t
+                    tiles[d, j] = t
+                    j += 1
+        j = 0
+        for s in range(n):
+            if s == me:
+                continue
+            for i in range(u):
+                t = unknown[i]
+                if masks[d, s, t >> 6] & (np.int64(1) << (t & 63)):
+                    tiles[d, j] = t
                     j += 1
         masks[d, me] = mine
-    return masks, bones, dropped
+    return masks, tiles, dropped
 
 
 def draw_deals(
@@ -236,17 +249,18 @@ def draw_deals(
     seat may hold under its passes alone; ``n_bone``: the boneyard's size
     (``len(unknown) - sum(need)``); ``mine`` (int64 (words,)): ``me``'s own
     hand, copied into every deal. ``Deals.masks`` is (k, players, words).
+    ``unknown`` must be ascending for ``Deals.tiles``' hands to be.
     Seeded: the same arguments give the same deals."""
-    if len(unknown) != int(need.sum()) + n_bone:
-        raise ValueError("the unknown tiles are not the seats' needs plus the boneyard")
-    masks, bones, dropped = _draw_deals(
+    masks, tiles, dropped = _draw_deals(
         unknown, need, np.ascontiguousarray(allowed), fallback, n_bone, me, mine, seed
     )
-    return Deals(masks, bones, dropped)
+    return Deals(masks, tiles[:, len(unknown) - n_bone :], tiles, dropped)
 
 
 def mask_words(mask: int, words: int) -> list[int]:
     """A Python int tile mask as ``words`` signed int64 words (low word first)."""
+    if words == 1:
+        return [mask]  # up to double-nine: bit 63 is never set
     out = []
     for _ in range(words):
         w = mask & 0xFFFFFFFFFFFFFFFF
