@@ -115,3 +115,50 @@ def test_win_bonus_counts_the_sign_of_the_margin() -> None:
             # with best play the sign of the margin is kept, and the bonus adds to its size
             assert (p > 0) == (b > 0) and (p < 0) == (b < 0)
             assert abs(b) >= abs(p)
+
+
+def _against_gorda(st: FastState, team: int, root_scores: list[int], gorda: int) -> float:
+    """The brute force with the seats of ``gorda`` playing their heaviest tile,
+    every legal move of that weight equally likely (botagorda's rule)."""
+    if st.result is not None:
+        return _gain_margin(st, team, root_scores)
+    moves = st.legal_moves()
+    if (gorda >> st.turn) & 1:
+        top = max(st.r.tile_pips[t] for t, _ in moves)
+        heavy = [m for m in moves if st.r.tile_pips[m[0]] == top]
+        total = 0.0
+        for m in heavy:
+            c = st.copy()
+            c.play(m)
+            total += _against_gorda(c, team, root_scores, gorda)
+        return total / len(heavy)
+    values = []
+    for m in moves:
+        c = st.copy()
+        c.play(m)
+        values.append(_against_gorda(c, team, root_scores, gorda))
+    return max(values) if st.r.team_of[st.turn] == team else min(values)
+
+
+@pytest.mark.parametrize("preset", ["cubano", "la-plaza", "caribe"])
+def test_solver_against_gorda_seats_equals_brute_force(preset: str) -> None:
+    """With rivals modelled as "botar la gorda", the value is the best reply to
+    that player (a chance between tiles of equal weight), and with a perfect
+    rival it is never above it -- the gorda rival can only be worse for its team."""
+    tested = 0
+    for st in _endgames(preset, {}, 200, 12):
+        team = st.r.team_of[st.turn]
+        rivals = [s for s in range(st.r.players) if st.r.team_of[s] != team]
+        gorda = sum(1 << s for s in rivals if (st.turn + s) % 3)  # one rival or both, varying
+        root = list(st.scores)
+        distinct = st.distinct_moves()
+        solved = solve_root(st, distinct, team, gorda=gorda)
+        perfect = solve_root(st, distinct, team)
+        for m, v, p in zip(distinct, solved, perfect, strict=True):
+            c = st.copy()
+            c.play(m)
+            # equivalent legal moves lead to equal games, so the distinct move stands for them
+            assert v == pytest.approx(_against_gorda(c, team, root, gorda)), (preset, m)
+            assert v >= p - 1e-9
+            tested += 1
+    assert tested > 200

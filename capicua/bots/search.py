@@ -20,7 +20,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from capicua.engine.fast import FastRules, FastState, Move, margin, policy_playout
+from capicua.engine.fast import FastRules, FastState, Move, bits, margin, policy_playout
 
 from .infer import Knowledge
 from .public import PublicState, public_state
@@ -67,6 +67,7 @@ class Config:
     # sampled deal with the posterior probability of that type (gorda_posteriors).
     gorda: bool = False
     gorda_rollouts: bool = False  # in a deal where a seat is modelled as gorda, its rollouts play heaviest too
+    gorda_endgame: bool = False  # ... and in the exact endgame it plays its heaviest tile instead of its best
     gorda_prior: float = 0.5
     gorda_probe: int = 32
     gorda_evidence: float = 1.0  # scale of the log Bayes factor (> 1 sharpens the posterior)
@@ -74,6 +75,11 @@ class Config:
     # per kept one and keep them in proportion to P(observed plays | deal) ** play_model.
     play_model: float = 0.0
     play_model_partner: bool = True  # also weight by the partner's plays
+    # Swap-chain proposals per drawn deal (capicua.fastpath.mixing): 0 keeps the
+    # greedy sampler's deals, which are consistent but not uniform over the
+    # consistent deals; a few hundred make them uniform (the true posterior of
+    # the passes and exclusions) before the play model weighs them.
+    mix_steps: int = 0
 
 
 DIFICIL = Config(budget_ms=40.0)
@@ -180,13 +186,16 @@ def _root_scores(
     left = pub.tiles_left()
     exact = cfg.endgame_tiles > 0 and left <= cfg.endgame_tiles and r.layout == 0 and not r.drawing
     if exact:
-        samples = _samples(kn, rng, cfg.endgame_samples, cfg)
+        gmasks: list[int] = []
+        samples = _samples(kn, rng, cfg.endgame_samples, cfg, gmasks)
+        if not cfg.gorda_endgame or len(gmasks) != len(samples):
+            gmasks = [0] * len(samples)
         scores = [0.0] * len(moves)
         nodes = [0]
         cap = cfg.budget_ms * NODES_PER_MS
         done = 0
         for done, hands in enumerate(samples, 1):
-            vals = solve_root(kn.to_state(hands), moves, team, nodes, cfg.win_bonus)
+            vals = solve_root(kn.to_state(hands), moves, team, nodes, cfg.win_bonus, gmasks[done - 1])
             for i, v in enumerate(vals):
                 scores[i] += v
             if nodes[0] > cap and done >= 8:
@@ -349,6 +358,8 @@ def _samples(
     n_draw = k * cfg.oversample if weighted else k
     pool: list[list[list[int]]] = []
     pool_g: list[int] = []
+    none_x: list[frozenset[int]] = [frozenset()] * r.players
+    pool_x: list[list[frozenset[int]]] = []  # each deal's exclusions, per seat
     if cfg.gorda and not r.drawing:
         post, excl = gorda_posteriors(kn, rng, cfg.gorda_probe, 0.3, cfg.gorda_prior, cfg.gorda_evidence)
         seats = [s for s in range(r.players) if post[s] > 0.0]
@@ -364,9 +375,13 @@ def _samples(
                         bits |= 1 << s
                 pool.append(kn.sample(rng, ex))
                 pool_g.append(bits)
+                pool_x.append(ex)
     if not pool:
         pool = [kn.sample(rng) for _ in range(n_draw)]
         pool_g = [0] * n_draw
+        pool_x = [none_x] * n_draw
+    if cfg.mix_steps > 0 and _kernel() is not None:
+        pool = _mixed(kn, pool, pool_x, cfg.mix_steps, rng)
     if not weighted:
         if gmasks is not None:
             gmasks.extend(pool_g)
@@ -381,6 +396,41 @@ def _samples(
     if gmasks is not None:
         gmasks.extend(pool_g[j] for j in picks)
     return [pool[j] for j in picks]
+
+
+def _mixed(
+    kn: Knowledge, pool: list[list[list[int]]], pool_x: list[list[frozenset[int]]], steps: int, rng: random.Random
+) -> list[list[list[int]]]:
+    """``pool`` after ``steps`` swap-chain proposals per deal
+    (:func:`capicua.fastpath.mixing.mix_deals`), each deal within its own
+    exclusions (or, when the sampler had to drop them, its passes alone)."""
+    import numpy as np
+
+    from capicua.fastpath.mixing import mix_deals
+
+    n = kn.r.players
+    masks = _hand_masks(pool, n)
+    nb = len(pool[0][n])
+    bones = np.array([h[n] for h in pool], dtype=np.int64).reshape(len(pool), nb)
+    base = [0] * n
+    for s in range(n):
+        for t in kn.allowed[s]:
+            base[s] |= 1 << t
+    allowed = np.zeros((len(pool), n), dtype=np.int64)
+    for i, ex in enumerate(pool_x):
+        for s in range(n):
+            a = base[s]
+            for t in ex[s]:
+                a &= ~(1 << t)
+            allowed[i, s] = a if int(masks[i, s]) & ~a == 0 or s == kn.me else base[s]
+    mix_deals(masks, bones, allowed, kn.me, steps, rng.getrandbits(63))
+    out = []
+    for i in range(len(pool)):
+        hands = [bits(int(masks[i, s])) for s in range(n)]
+        hands[kn.me] = pool[i][kn.me]
+        hands.append([int(t) for t in bones[i]])
+        out.append(hands)
+    return out
 
 
 def _play_model_log_weights(
@@ -460,23 +510,30 @@ def _rollout_margin(
 
 # ------------------------------------------------------------ exact endgame
 def solve_root(
-    state: FastState, moves: list[Move], team: int, nodes: list[int] | None = None, win_bonus: float = 0.0
+    state: FastState, moves: list[Move], team: int, nodes: list[int] | None = None, win_bonus: float = 0.0,
+    gorda: int = 0,
 ) -> list[float]:
     """Exact value (``team``'s margin from ``state`` on with best play by both
     sides, everything visible) of each root move, plus ``win_bonus`` for a won
-    hand (minus it for a lost one). ``nodes[0]`` counts the positions visited."""
+    hand (minus it for a lost one). ``nodes[0]`` counts the positions visited.
+
+    A seat in the bit mask ``gorda`` does not play its best move but its
+    heaviest tile ("botar la gorda"), a tie between tiles of equal weight
+    being an even chance: the value is then the best reply to that player,
+    not to a perfect one."""
     out = []
     counter = nodes if nodes is not None else [0]
     before = state.in_play[:]
     for m in moves:
         c = state.copy()
         c.play(m)
-        out.append(_ab(c, team, -math.inf, math.inf, counter, win_bonus, before))
+        out.append(_ab(c, team, -math.inf, math.inf, counter, win_bonus, before, gorda))
     return out
 
 
 def _ab(
-    state: FastState, team: int, alpha: float, beta: float, nodes: list[int], win_bonus: float, before: list[int]
+    state: FastState, team: int, alpha: float, beta: float, nodes: list[int], win_bonus: float, before: list[int],
+    gorda: int = 0,
 ) -> float:
     nodes[0] += 1
     res = state.result
@@ -486,13 +543,34 @@ def _ab(
     r = state.r
     moves = state.distinct_moves()
     tp = r.tile_pips
+    if (gorda >> state.turn) & 1 and moves:
+        top = max(tp[m[0]] for m in moves)
+        heavy = [m for m in moves if tp[m[0]] == top]
+        if len(heavy) == 1:
+            c = state.copy()
+            c.play(heavy[0])
+            return _ab(c, team, alpha, beta, nodes, win_bonus, before, gorda)
+        # A chance node: botagorda draws among its legal plays of that weight, so a
+        # distinct move counts as many times as the legal plays it stands for; each
+        # child's exact value, so the full window.
+        share = [0] * len(heavy)
+        keys = [state.equivalence_key(m) for m in heavy]
+        for m in state.legal_moves():
+            if tp[m[0]] == top:
+                share[keys.index(state.equivalence_key(m))] += 1
+        total = 0.0
+        for m, k in zip(heavy, share, strict=True):
+            c = state.copy()
+            c.play(m)
+            total += k * _ab(c, team, -math.inf, math.inf, nodes, win_bonus, before, gorda)
+        return total / sum(share)
     moves.sort(key=lambda m: -tp[m[0]])  # heaviest first: the likely best moves cut the most
     if r.team_of[state.turn] == team:
         v = -math.inf
         for m in moves:
             c = state.copy()
             c.play(m)
-            v = max(v, _ab(c, team, alpha, beta, nodes, win_bonus, before))
+            v = max(v, _ab(c, team, alpha, beta, nodes, win_bonus, before, gorda))
             alpha = max(alpha, v)
             if alpha >= beta:
                 break
@@ -501,7 +579,7 @@ def _ab(
     for m in moves:
         c = state.copy()
         c.play(m)
-        v = min(v, _ab(c, team, alpha, beta, nodes, win_bonus, before))
+        v = min(v, _ab(c, team, alpha, beta, nodes, win_bonus, before, gorda))
         beta = min(beta, v)
         if alpha >= beta:
             break
