@@ -185,6 +185,8 @@ def test_every_deal_respects_the_view(position: tuple[str, str, int]) -> None:
             seen |= masks[s]
         assert len(set(bone)) == len(bone) and seen & tile_mask(bone) == 0
         assert seen | tile_mask(bone) == unknown, "every unknown tile is dealt exactly once"
+        by_holder = [t for s in range(n) if s != kn.me for t in bits(masks[s])] + bone
+        assert [int(t) for t in batch.tiles[d]] == by_holder
         respected = all(masks[s] & ~int(allowed[d, s]) == 0 for s in range(n) if s != kn.me)
         assert respected != bool(batch.dropped[d])
         if batch.dropped[d]:
