@@ -170,6 +170,8 @@ def test_every_deal_respects_the_view(position: tuple[str, str, int]) -> None:
     allowed = kn.allowed_per_deal(excl, chosen)
     batch = kn.sample_masks(random.Random(position[1]), allowed)
     assert batch.masks.shape == (len(chosen), n) and batch.bones.shape == (len(chosen), kn.boneyard)
+    # The kernels that take them are compiled for C-contiguous int64 arrays.
+    assert batch.masks.flags.c_contiguous and batch.bones.flags.c_contiguous and batch.masks.dtype == np.int64
     unknown = tile_mask(kn.unknown)
     for d in range(len(chosen)):
         masks = [int(m) for m in batch.masks[d]]

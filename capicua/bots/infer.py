@@ -95,7 +95,7 @@ class Knowledge:
         if self._words != 1:
             raise ValueError("more than 64 tiles: tile masks do not fit an int64")
         deals = self._draw(rng, np.asarray(allowed, dtype=np.int64)[:, :, None])
-        return deals._replace(masks=deals.masks[:, :, 0])
+        return deals._replace(masks=np.ascontiguousarray(deals.masks[:, :, 0]))
 
     def allowed_per_deal(self, excluded: Sequence[frozenset[int] | None], chosen: Any) -> Any:
         """int64 (len(chosen), players): per deal, the tiles each seat may hold

@@ -254,7 +254,8 @@ def draw_deals(
     masks, tiles, dropped = _draw_deals(
         unknown, need, np.ascontiguousarray(allowed), fallback, n_bone, me, mine, seed
     )
-    return Deals(masks, tiles[:, len(unknown) - n_bone :], tiles, dropped)
+    # A copy: the kernels that read the boneyard are compiled for C-contiguous arrays.
+    return Deals(masks, np.ascontiguousarray(tiles[:, len(unknown) - n_bone :]), tiles, dropped)
 
 
 def mask_words(mask: int, words: int) -> list[int]:
