@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from capicua.engine.fast import FastRules, FastState, Move, bits, margin, policy_playout
 
@@ -32,9 +32,15 @@ PER_TILE_US = 1.5
 # JIT kernel playout ~= K_BASE_US + K_TILE_US * tiles still in hands.
 K_BASE_US = 0.2
 K_TILE_US = 0.02
-# Per sampled deal: drawing it, and scoring its likelihood.
-SAMPLE_US = 25.0
+# Per drawn deal: drawing it (capicua.fastpath.deals) and scoring its play-model
+# likelihood (capicua.fastpath.playlik) -- 1.1 and 2.0 us measured against a
+# model playout's 1.5 us in the same process; in the units of the playout
+# constants below, whose model playout counts 3.2 us at 30 tiles. The
+# "botar la gorda" soft likelihood (Config.beta) is Python: LIKELIHOOD_US more.
+SAMPLE_US = 7.0
 LIKELIHOOD_US = 10.0
+# Per swap-chain proposal (capicua.fastpath.mixing; 400 measured at 7.7 us a deal).
+MIX_US = 0.04
 # Exact endgame: alpha-beta positions visited per millisecond.
 NODES_PER_MS = 150.0
 # The heuristic ("smart") kernel rollout costs this many times a p-policy one.
@@ -186,16 +192,14 @@ def _root_scores(
     left = pub.tiles_left()
     exact = cfg.endgame_tiles > 0 and left <= cfg.endgame_tiles and r.layout == 0 and not r.drawing
     if exact:
-        gmasks: list[int] = []
-        samples = _samples(kn, rng, cfg.endgame_samples, cfg, gmasks)
-        if not cfg.gorda_endgame or len(gmasks) != len(samples):
-            gmasks = [0] * len(samples)
+        drawn = _samples(kn, rng, cfg.endgame_samples, cfg)
         scores = [0.0] * len(moves)
         nodes = [0]
         cap = cfg.budget_ms * NODES_PER_MS
         done = 0
-        for done, hands in enumerate(samples, 1):
-            vals = solve_root(kn.to_state(hands), moves, team, nodes, cfg.win_bonus, gmasks[done - 1])
+        for done in range(1, drawn.n_deals + 1):
+            gorda = int(drawn.gorda[done - 1]) if cfg.gorda_endgame else 0
+            vals = solve_root(drawn.state(kn, done - 1), moves, team, nodes, cfg.win_bonus, gorda)
             for i, v in enumerate(vals):
                 scores[i] += v
             if nodes[0] > cap and done >= 8:
@@ -208,7 +212,7 @@ def _root_scores(
 
 
 def _sample_cost_us(cfg: Config) -> float:
-    per = SAMPLE_US + (LIKELIHOOD_US if cfg.beta > 0 and cfg.oversample > 1 else 0.0)
+    per = SAMPLE_US + MIX_US * cfg.mix_steps + (LIKELIHOOD_US if cfg.beta > 0 and cfg.oversample > 1 else 0.0)
     return per * max(1, cfg.oversample)
 
 
@@ -216,21 +220,8 @@ def _play_model_on(kn: Knowledge, cfg: Config) -> bool:
     # The model tells moves apart by the number they leave open alone (playmodel.legal_moves),
     # which is the rule of equivalent moves only where the open count does not score.
     r = kn.r
-    return cfg.play_model > 0.0 and cfg.oversample > 1 and r.layout == 0 and not r.drawing and not r.in_play
-
-
-def _hand_masks(deals: list[list[list[int]]], n: int) -> Any:
-    """(len(deals), n) int64 bit masks of the seats' hands in each deal."""
-    import numpy as np
-
-    masks = np.zeros((len(deals), n), dtype=np.int64)
-    for i, hands in enumerate(deals):
-        for s in range(n):
-            m = 0
-            for t in hands[s]:
-                m |= 1 << t
-            masks[i, s] = m
-    return masks
+    return (cfg.play_model > 0.0 and cfg.oversample > 1 and r.layout == 0 and not r.drawing and not r.in_play
+            and _one_word(r))
 
 
 def _kernel_scores(
@@ -247,11 +238,8 @@ def _kernel_scores(
     per_playout = (K_BASE_US + K_TILE_US * left) * factor
     per_sample = _sample_cost_us(cfg) + len(moves) * n_per * per_playout
     n_samples = max(8, int(cfg.budget_ms * 1000.0 / per_sample))
-    gmasks: list[int] = []
-    samples = _samples(kn, rng, n_samples, cfg, gmasks)
-    n = kn.r.players
-    masks = _hand_masks(samples, n)
-    bones = np.array([h[n] for h in samples], dtype=np.int64).reshape(len(samples), len(samples[0][n]))
+    drawn = _samples(kn, rng, n_samples, cfg)
+    masks, bones = drawn.masks, drawn.bones
     pos = k.position(pub.base)
     mv = np.array(moves, dtype=np.int64)
     R = k.kernel_rules(pub.rules)
@@ -267,7 +255,7 @@ def _kernel_scores(
         res = k.evaluate_moves_smart(
             R, masks, bones, pos.table, pos.turn, pos.passes, pos.opener, -1, 0, mv, n_per,
             rng.getrandbits(62), cfg.smart_q, weights, passed,
-            np.array(gmasks, dtype=np.int64) if cfg.gorda_rollouts and gmasks else None,
+            drawn.gorda if cfg.gorda_rollouts else None,
             opened, tmask, cfg.rollout == "model",
         )
     else:
@@ -291,22 +279,22 @@ def _python_scores(
     per_playout = BASE_US + PER_TILE_US * left
     per_sample = _sample_cost_us(cfg) + len(moves) * per_playout
     n_samples = max(4, int(cfg.budget_ms * 1000.0 / per_sample))
-    samples = _samples(kn, rng, n_samples, cfg)
+    drawn = _samples(kn, rng, n_samples, cfg)
     scores = [0.0] * len(moves)
     before = kn.pub.base.in_play
-    for hands in samples:
-        det = kn.to_state(hands)
+    for d in range(drawn.n_deals):
+        det = drawn.state(kn, d)
         for i, m in enumerate(moves):
             v = _rollout_margin(det, m, rng, cfg.kernel_p, team, before)
             if cfg.win_bonus:
                 v += cfg.win_bonus * (1 if v > 0 else -1 if v < 0 else 0)
             scores[i] += v
-    return scores, len(samples)
+    return scores, drawn.n_deals
 
 
 def gorda_posteriors(
     kn: Knowledge, rng: random.Random, probe: int = 32, beta_s: float = 0.3, prior: float = 0.5,
-    evidence: float = 1.0,
+    evidence: float = 1.0, mix_steps: int = 0,
 ) -> tuple[list[float], list[frozenset[int] | None]]:
     """For every opponent, the posterior probability that it plays "botar la
     gorda" (always its heaviest playable tile) rather than a softer player
@@ -316,7 +304,7 @@ def gorda_posteriors(
     The evidence for the hard type is the chance that a hand dealt at random
     from what the seat may hold avoids every excluded tile (hypergeometric);
     for the soft type it is the mean likelihood of the seat's plays over
-    ``probe`` deals consistent with the view. ``evidence`` scales the log Bayes
+    ``probe`` deals consistent with the view (``mix_steps`` as in :func:`_draw`). ``evidence`` scales the log Bayes
     factor: both hypotheses are crude models of real players, and a scale
     above 1 pushes the posterior towards 0 or 1 sooner."""
     r = kn.r
@@ -328,9 +316,14 @@ def gorda_posteriors(
     seats = [s for s in range(r.players) if s != kn.me and s != partner and excl[s] is not None]
     if not seats:
         return post, excl
+    import numpy as np
+
     acc = [0.0] * r.players
-    for _ in range(probe):
-        ll = kn.seat_log_likelihoods(kn.sample(rng), beta_s)
+    masks, bones, chosen = _draw(kn, rng, probe, [None] * r.players, np.zeros(probe, dtype=np.int64),
+                                 mix_steps if _one_word(r) else 0)
+    deals = Drawn(masks, bones, chosen)
+    for d in range(probe):
+        ll = kn.seat_log_likelihoods(deals.hands(d), beta_s)
         for s in seats:
             acc[s] += math.exp(ll[s])
     logit0 = math.log(prior / (1.0 - prior)) if prior < 1.0 else math.inf
@@ -343,99 +336,104 @@ def gorda_posteriors(
     return post, excl
 
 
-def _samples(
-    kn: Knowledge, rng: random.Random, k: int, cfg: Config, gmasks: list[int] | None = None
-) -> list[list[list[int]]]:
-    """``k`` deals consistent with the view (with ``cfg.gorda``, drawn under the
-    opponent model; ``gmasks`` then receives each deal's bit mask of the seats
-    modelled as gorda in it); with ``cfg.play_model`` (or ``cfg.beta``) > 0,
-    drawn from ``k * oversample`` candidates in proportion to the likelihood
-    of the observed plays (tempered so that the effective sample size stays at
-    least ``cfg.min_ess`` of ``k``)."""
+class Drawn(NamedTuple):
+    """Deals drawn for one decision (:func:`_samples`)."""
+
+    masks: Any  # (deals, players): every seat's hand as a tile bit mask (int64 up to 64 tiles, else Python ints)
+    bones: Any  # (deals, boneyard) int64: the boneyard's tiles in draw order
+    gorda: Any  # (deals,) int64: bit s set where seat s was drawn as "botar la gorda" (its exclusions kept)
+
+    @property
+    def n_deals(self) -> int:
+        return int(self.masks.shape[0])
+
+    def state(self, kn: Knowledge, d: int) -> FastState:
+        """The view's position completed by deal ``d``."""
+        return kn.pub.base.with_hidden([int(m) for m in self.masks[d]], tuple(int(t) for t in self.bones[d]))
+
+    def hands(self, d: int) -> list[list[int]]:
+        """Deal ``d`` as tile lists: every seat's hand, then the boneyard."""
+        return [bits(int(m)) for m in self.masks[d]] + [[int(t) for t in self.bones[d]]]
+
+
+def _one_word(r: FastRules) -> bool:
+    """Whether a tile set fits one int64 mask (up to double-nine): the batch sampler, the chain, the kernels."""
+    return r.n_tiles <= 63
+
+
+def _draw(
+    kn: Knowledge, rng: random.Random, n_draw: int, excl: list[frozenset[int] | None], chosen: Any, mix_steps: int
+) -> tuple[Any, Any, Any]:
+    """``n_draw`` deals consistent with the view, deal ``d`` also keeping
+    ``excl[s]`` out of seat ``s``'s hand where bit ``s`` of ``chosen[d]`` is
+    set (dropped, and the bit cleared, where that is infeasible), then
+    ``mix_steps`` swap-chain proposals each (:mod:`capicua.fastpath.mixing`):
+    (masks, bones, chosen)."""
+    import numpy as np
+
     r = kn.r
+    n = r.players
+    if _one_word(r):
+        from capicua.fastpath.mixing import mix_deals
+
+        allowed = kn.allowed_per_deal(excl, chosen)
+        deals = kn.sample_masks(rng, allowed)
+        chosen = np.where(deals.dropped, 0, chosen)
+        if mix_steps > 0:
+            allowed[deals.dropped] = np.array(kn.allowed_masks, dtype=np.int64)
+            mix_deals(deals.masks, deals.bones, allowed, kn.me, mix_steps, rng.getrandbits(63))
+        return deals.masks, deals.bones, chosen
+    # Past double-nine (no kernel there): one deal at a time, masks as Python ints.
+    masks = np.empty((n_draw, n), dtype=object)
+    bones = np.zeros((n_draw, kn.boneyard), dtype=np.int64)
+    none: frozenset[int] = frozenset()
+    for d in range(n_draw):
+        ex = [e if e is not None and (int(chosen[d]) >> s) & 1 else none for s, e in enumerate(excl)]
+        hands = kn.sample(rng, ex)
+        for s in range(n):
+            masks[d, s] = sum(1 << t for t in hands[s])
+        bones[d] = hands[n]
+    return masks, bones, chosen
+
+
+def _samples(kn: Knowledge, rng: random.Random, k: int, cfg: Config) -> Drawn:
+    """``k`` deals consistent with the view (with ``cfg.gorda``, drawn under the
+    opponent model: each opponent's exclusions kept with its posterior
+    probability); with ``cfg.play_model`` (or ``cfg.beta``) > 0, drawn from
+    ``k * oversample`` candidates in proportion to the likelihood of the
+    observed plays (tempered so that the effective sample size stays at
+    least ``cfg.min_ess`` of ``k``)."""
+    import numpy as np
+
+    r = kn.r
+    n = r.players
     play_model = _play_model_on(kn, cfg)
     weighted = play_model or (cfg.beta > 0.0 and cfg.oversample > 1 and not r.drawing)
     n_draw = k * cfg.oversample if weighted else k
-    pool: list[list[list[int]]] = []
-    pool_g: list[int] = []
-    none_x: list[frozenset[int]] = [frozenset()] * r.players
-    pool_x: list[list[frozenset[int]]] = []  # each deal's exclusions, per seat
+    chosen = np.zeros(n_draw, dtype=np.int64)
+    excl: list[frozenset[int] | None] = [None] * n
     if cfg.gorda and not r.drawing:
-        post, excl = gorda_posteriors(kn, rng, cfg.gorda_probe, 0.3, cfg.gorda_prior, cfg.gorda_evidence)
-        seats = [s for s in range(r.players) if post[s] > 0.0]
-        if seats:
-            none: frozenset[int] = frozenset()
-            for _ in range(n_draw):
-                ex = [none] * r.players
-                bits = 0
-                for s in seats:
-                    e = excl[s]
-                    if e is not None and rng.random() < post[s]:
-                        ex[s] = e
-                        bits |= 1 << s
-                pool.append(kn.sample(rng, ex))
-                pool_g.append(bits)
-                pool_x.append(ex)
-    if not pool:
-        pool = [kn.sample(rng) for _ in range(n_draw)]
-        pool_g = [0] * n_draw
-        pool_x = [none_x] * n_draw
-    if cfg.mix_steps > 0 and _kernel() is not None:
-        pool = _mixed(kn, pool, pool_x, cfg.mix_steps, rng)
+        post, excl = gorda_posteriors(kn, rng, cfg.gorda_probe, 0.3, cfg.gorda_prior, cfg.gorda_evidence,
+                                      cfg.mix_steps)
+        for s in range(n):
+            if post[s] > 0.0 and excl[s] is not None:
+                on = np.array([rng.random() < post[s] for _ in range(n_draw)], dtype=np.int64)
+                chosen |= on << s
+    masks, bones, chosen = _draw(kn, rng, n_draw, excl, chosen, cfg.mix_steps if _one_word(r) else 0)
     if not weighted:
-        if gmasks is not None:
-            gmasks.extend(pool_g)
-        return pool
+        return Drawn(masks, bones, chosen)
     partner = r.rules.partner_of(kn.me)
     if play_model:
-        logw = _play_model_log_weights(kn, pool, pool_g, cfg, partner)
+        logw = _play_model_log_weights(kn, masks, chosen, cfg, partner)
     else:
         skip = (partner,) if (partner is not None and not cfg.model_partner) else ()
-        logw = [kn.log_likelihood(h, cfg.beta, skip) for h in pool]
-    picks = _resample(logw, k, cfg.min_ess, rng)
-    if gmasks is not None:
-        gmasks.extend(pool_g[j] for j in picks)
-    return [pool[j] for j in picks]
+        pool = Drawn(masks, bones, chosen)
+        logw = [kn.log_likelihood(pool.hands(d), cfg.beta, skip) for d in range(n_draw)]
+    picks = np.array(_resample(logw, k, cfg.min_ess, rng), dtype=np.int64)
+    return Drawn(np.ascontiguousarray(masks[picks]), np.ascontiguousarray(bones[picks]), chosen[picks])
 
 
-def _mixed(
-    kn: Knowledge, pool: list[list[list[int]]], pool_x: list[list[frozenset[int]]], steps: int, rng: random.Random
-) -> list[list[list[int]]]:
-    """``pool`` after ``steps`` swap-chain proposals per deal
-    (:func:`capicua.fastpath.mixing.mix_deals`), each deal within its own
-    exclusions (or, when the sampler had to drop them, its passes alone)."""
-    import numpy as np
-
-    from capicua.fastpath.mixing import mix_deals
-
-    n = kn.r.players
-    masks = _hand_masks(pool, n)
-    nb = len(pool[0][n])
-    bones = np.array([h[n] for h in pool], dtype=np.int64).reshape(len(pool), nb)
-    base = [0] * n
-    for s in range(n):
-        for t in kn.allowed[s]:
-            base[s] |= 1 << t
-    allowed = np.zeros((len(pool), n), dtype=np.int64)
-    for i, ex in enumerate(pool_x):
-        for s in range(n):
-            a = base[s]
-            for t in ex[s]:
-                a &= ~(1 << t)
-            allowed[i, s] = a if int(masks[i, s]) & ~a == 0 or s == kn.me else base[s]
-    mix_deals(masks, bones, allowed, kn.me, steps, rng.getrandbits(63))
-    out = []
-    for i in range(len(pool)):
-        hands = [bits(int(masks[i, s])) for s in range(n)]
-        hands[kn.me] = pool[i][kn.me]
-        hands.append([int(t) for t in bones[i]])
-        out.append(hands)
-    return out
-
-
-def _play_model_log_weights(
-    kn: Knowledge, pool: list[list[list[int]]], pool_g: list[int], cfg: Config, partner: int | None
-) -> list[float]:
+def _play_model_log_weights(kn: Knowledge, masks: Any, pool_g: Any, cfg: Config, partner: int | None) -> list[float]:
     """``cfg.play_model`` x log P(observed plays of the modelled seats | deal), per deal of ``pool``.
 
     A seat drawn as "botar la gorda" in a deal (bit set in ``pool_g``) has
@@ -452,11 +450,10 @@ def _play_model_log_weights(
     seats = {s for s in range(r.players) if s != kn.me and (cfg.play_model_partner or s != partner)}
     prep = playmodel.prepare(kn.pub, seats)
     if prep is None:
-        return [0.0] * len(pool)
-    masks = _hand_masks(pool, r.players)
+        return [0.0] * int(masks.shape[0])
     ta, tb, num, dbl = playmodel.tile_arrays(r)
     ll = cfg.play_model * play_log_likelihoods(masks, prep, ta, tb, num, dbl)
-    g = np.array(pool_g, dtype=np.int64)
+    g = np.asarray(pool_g, dtype=np.int64)
     for s in seats:
         strong = ((g >> s) & 1) == 0
         col = ll[:, s]
