@@ -142,13 +142,18 @@ _KERNEL: Any = False
 
 
 def warmup() -> None:
-    """Load the JIT kernel (compiled code comes from numba's on-disk cache)."""
+    """Load the JIT kernel, the likelihood, the deal sampler and the swap chain
+    (compiled code comes from numba's on-disk cache)."""
     k = _kernel()
     if k is not None:
         k.warmup()
+        from capicua.fastpath.deals import warmup as deals_warmup
+        from capicua.fastpath.mixing import warmup as mixing_warmup
         from capicua.fastpath.playlik import warmup as playlik_warmup
 
         playlik_warmup()
+        deals_warmup()
+        mixing_warmup()
 
 
 def _use_kernel(r: FastRules) -> bool:

@@ -111,3 +111,10 @@ def mix_deals(masks: np.ndarray, bones: np.ndarray, allowed: np.ndarray, me: int
         return
     _mix(masks, bones, allowed, np.array(holders, dtype=np.int64), np.int64(steps),
          np.uint64(seed & 0xFFFFFFFFFFFFFFFF))
+
+
+def warmup() -> None:
+    """Compile (or load from numba's cache) the chain."""
+    masks = np.array([[0, 1, 2]], dtype=np.int64)
+    allowed = np.full((1, 3), 3, dtype=np.int64)
+    mix_deals(masks, np.zeros((1, 0), dtype=np.int64), allowed, 0, 1, 1)
