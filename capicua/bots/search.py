@@ -101,17 +101,19 @@ DIFICIL = Config(budget_ms=40.0)
 # heuristic: 53.4% vs 52.3% of decided hands against dificil and a margin of
 # +3.29 vs +1.93 points per hand on the same 4,000 duplicate deals (seed 1);
 # 64.9% vs 64.6% against botagorda (docs/bots.md, "Play-model rollouts").
-# Session 8 (1,000 duplicate hands against botagorda, seed 1, the same deals):
-# deals made uniform over the consistent ones by 400 swap-chain proposals
-# (mix_steps) 66.2% against 64.2%; the gorda posterior's evidence doubled
-# (gorda_evidence=2) 65.4%; rivals played as gorda in the exact endgame
-# (gorda_endgame) 64.3%, so that one stays off (docs/bots.md, "Session 8").
-# With deals this cheap the 50 ms budget ran 14.8 ms a decision (p95 30 ms),
-# and 200 ms measured 68.5% against 65.7% at 50 on the same 1,000 deals at a
-# p95 of 107 ms (the ceiling is 150), so 200 is the default.
+# Session 8 (1,000 duplicate hands each, seed 1, the same deals): deals made
+# uniform over the consistent ones by 400 swap-chain proposals (mix_steps)
+# 66.2% against 64.2% vs botagorda; the gorda posterior's evidence doubled
+# (gorda_evidence=2) 65.4% vs botagorda but, with uniform deals, a margin of
+# 2.0 points per hand less against dificil than evidence 1 ([-0.1, +4.2]),
+# so it stays 1; rivals played as gorda in the exact endgame (gorda_endgame)
+# 64.3%, paired margin -0.12 [-0.93, +0.69]: off. With deals this cheap the
+# 50 ms budget ran 14.8 ms a decision (p95 30 ms), and 200 ms measured 68.5%
+# against 65.7% at 50 ms vs botagorda on the same 1,000 deals at a p95 of
+# 107 ms (the ceiling is 150), so 200 is the default (docs/bots.md,
+# "Uniform deals, one batch sampler, a sharper type test").
 EXPERTO = Config(budget_ms=200.0, n_per_sample=4, endgame_tiles=18, endgame_samples=48,
-                 rollout="model", gorda=True, play_model=1.0, oversample=3, mix_steps=400,
-                 gorda_evidence=2.0)
+                 rollout="model", gorda=True, play_model=1.0, oversample=3, mix_steps=400)
 
 
 def distinct_moves(view: dict[str, Any]) -> list[dict[str, Any]]:
