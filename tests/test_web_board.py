@@ -408,11 +408,17 @@ def test_a_neighbours_draws_show_one_by_one(browser, base_url, width, height):
         push(page, batch)
         for i in range(k):
             # A face-down tile flies from the boneyard to the seat, which says "¡Roba!"...
-            page.wait_for_function("(n) => window.__flights.filter((f) => f.kind === 'draw').length > n", arg=i)
+            # The stamp is read in the same frame the flight is seen: it lives 1.1 s, which
+            # a loaded machine can spend between two of the test's own calls.
+            seen = page.wait_for_function(
+                "(n) => window.__flights.filter((f) => f.kind === 'draw').length > n"
+                " && {banners: document.querySelectorAll('.seat[data-seat=\"1\"] .sbanner--draw').length}",
+                arg=i,
+            ).json_value()
             flight = page.evaluate(FLIGHT_ENDS_JS, i)
             assert centre_in(flight["start"], rect_of(page, "#sleeping")), flight
             assert centre_in(flight["end"], rect_of(page, '.seat[data-seat="1"]')), flight
-            assert page.locator('.seat[data-seat="1"] .sbanner--draw').count() == 1
+            assert seen["banners"] == 1, seen
             # ...and the count goes up only when it lands.
             assert page.locator(badge).inner_text() == str(count + i)
             if i == 0:
