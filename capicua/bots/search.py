@@ -109,8 +109,9 @@ DIFICIL = Config(budget_ms=40.0)
 # so it stays 1; rivals played as gorda in the exact endgame (gorda_endgame)
 # 64.3%, paired margin -0.12 [-0.93, +0.69]: off. With deals this cheap the
 # 50 ms budget ran 14.8 ms a decision (p95 30 ms), and 200 ms measured 68.5%
-# against 65.7% at 50 ms vs botagorda on the same 1,000 deals at a p95 of
-# 107 ms (the ceiling is 150), so 200 is the default (docs/bots.md,
+# against 65.7% at 50 ms vs botagorda on the same 1,000 deals (evidence 2) at
+# a p95 of 107 ms (the ceiling is 150), so 200 is the default: 67.6%
+# vs botagorda and 54.3% vs dificil, p95 95-98 ms, 1,000 deals each (docs/bots.md,
 # "Uniform deals, one batch sampler, a sharper type test").
 EXPERTO = Config(budget_ms=200.0, n_per_sample=4, endgame_tiles=18, endgame_samples=48,
                  rollout="model", gorda=True, play_model=1.0, oversample=3, mix_steps=400)
