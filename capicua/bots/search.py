@@ -432,10 +432,10 @@ def _samples(kn: Knowledge, rng: random.Random, k: int, cfg: Config) -> Drawn:
     if cfg.gorda and not r.drawing:
         post, excl = gorda_posteriors(kn, rng, cfg.gorda_probe, 0.3, cfg.gorda_prior, cfg.gorda_evidence,
                                       cfg.mix_steps)
+        draws = np.random.default_rng(rng.getrandbits(63))
         for s in range(n):
             if post[s] > 0.0 and excl[s] is not None:
-                on = np.array([rng.random() < post[s] for _ in range(n_draw)], dtype=np.int64)
-                chosen |= on << s
+                chosen |= (draws.random(n_draw) < post[s]).astype(np.int64) << s
     masks, bones, chosen = _draw(kn, rng, n_draw, excl, chosen, cfg.mix_steps if _one_word(r) else 0)
     if not weighted:
         return Drawn(masks, bones, chosen)
