@@ -465,8 +465,10 @@ def test_otra_partida_starts_match_two_with_the_same_seats_and_a_finished_table_
         assert len(watching_said(late)) == 1
         assert late.page.locator('[data-testid="rematch"]').is_hidden()  # watchers do not start matches
 
+        # The pages play the last hand's burst of plays one effect at a time (about 0.4 s
+        # each), then the end-of-match scene: on a loaded machine that alone can pass 20 s.
         for p in (ana, beto):
-            p.page.locator('[data-testid="rematch"]').wait_for(state="visible", timeout=GUARD_MS)
+            p.page.locator('[data-testid="rematch"]').wait_for(state="visible", timeout=3 * GUARD_MS)
         assert beto.page.locator('[data-testid="rematch"]').inner_text() == "Otra partida"
         ana.shot("lobby-match-over-360.png")
         ana.page.click('[data-testid="rematch"]')
