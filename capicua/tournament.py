@@ -28,6 +28,16 @@ including trivial one-move decisions.
 
 While it runs, a progress bar with the time left goes to stderr (deals, then
 matches); stdout holds only the JSON.
+
+A long run can be played in shards and merged: deal ``d``'s hands depend only
+on the seed, ``d`` and the code, so ``--first-deal 1000 --hands 3000`` plays
+exactly the deals 1000–3999 of ``--hands 4000``, and ``--merge`` joins
+``--per-hand`` shards (same preset, levels, seed, budgets and options;
+contiguous deals) into the summary of the whole run::
+
+    capicua tournament --a experto --b dificil --hands 1000 --seed 1 --per-hand > s0.json
+    capicua tournament --a experto --b dificil --hands 3000 --first-deal 1000 --seed 1 --per-hand > s1.json
+    capicua tournament --merge s0.json s1.json
 """
 
 from __future__ import annotations
@@ -222,23 +232,27 @@ def run(
     options_b: Options = None,
     per_hand: bool = False,
     progress: bool = False,
+    first_deal: int = 0,
 ) -> dict[str, Any]:
     """Play the tournament and return the JSON-able summary. ``options_a`` /
     ``options_b`` override fields of a search level's Config (experiments).
     ``per_hand`` adds ``hand_points``: [A points, B points] of every hand in
     deal order (deal d's two seatings at 2d and 2d + 1), so that two runs on
     the same seed can be compared deal by deal. ``progress`` shows progress
-    bars on stderr."""
+    bars on stderr. The deals played are ``first_deal`` to ``first_deal + hands - 1``;
+with ``per_hand`` every decision's CPU seconds are kept too, so that shards
+can be merged (:func:`merge`)."""
     for lv in (a, b):
         if lv not in LEVELS and lv not in CHEATING_LEVELS:
             raise ValueError(f"unknown level {lv!r}; levels: {', '.join(LEVELS + CHEATING_LEVELS)}")
     opt_a = search_options(a, options_a) if options_a else None
     opt_b = search_options(b, options_b) if options_b else None
-    rules = make_rules(preset)
+    make_rules(preset)  # an unknown preset is refused before any worker starts
     workers = max(1, workers)
     chunk = max(1, min(25, math.ceil(hands / (4 * workers))))
-    jobs: list[Job] = [(preset, a, b, seed, s, min(hands, s + chunk), budget_a, budget_b, opt_a, opt_b)
-                       for s in range(0, hands, chunk)]
+    stop = first_deal + hands
+    jobs: list[Job] = [(preset, a, b, seed, s, min(stop, s + chunk), budget_a, budget_b, opt_a, opt_b)
+                       for s in range(first_deal, stop, chunk)]
     t0 = time.time()
     if workers == 1:
         warmup()
@@ -263,6 +277,22 @@ def run(
             played += [(int(x[0]), int(x[1])) for x in pair]
         times["a"] += p["times"]["a"]
         times["b"] += p["times"]["b"]
+    meta = {"preset": preset, "a": a, "b": b, "seed": seed, "budget_ms_a": budget_a, "budget_ms_b": budget_b,
+            "options_a": opt_a, "options_b": opt_b, "first_deal": first_deal}
+    out = _summary(meta, played, times, workers, wall, per_hand)
+    if matches:
+        mw = sum(match_results)
+        mlo, mhi = wilson(mw, len(match_results))
+        out["matches_played"] = len(match_results)
+        out["a_match_win_rate_played"] = round(mw / len(match_results), 4)
+        out["a_match_win_rate_played_ci95"] = [round(mlo, 4), round(mhi, 4)]
+    return out
+
+
+def _summary(meta: dict[str, Any], played: list[tuple[int, int]], times: dict[str, list[float]], workers: int,
+             wall: float, per_hand: bool) -> dict[str, Any]:
+    """The JSON summary of the hands ``played`` (two per deal, in deal order)."""
+    rules = make_rules(meta["preset"])
     wa = sum(1 for pa, pb in played if pa > pb)
     wb = sum(1 for pa, pb in played if pb > pa)
     ties = len(played) - wa - wb
@@ -277,15 +307,8 @@ def run(
     psd = math.sqrt(sum((x - pm) ** 2 for x in pair_m) / max(1, len(pair_m) - 1)) if pair_m else 0.0
     half = 1.96 * psd / math.sqrt(len(pair_m)) / 2 if pair_m else 0.0
     out: dict[str, Any] = {
-        "preset": preset,
-        "a": a,
-        "b": b,
-        "seed": seed,
-        "budget_ms_a": budget_a,
-        "budget_ms_b": budget_b,
-        "options_a": opt_a,
-        "options_b": opt_b,
-        "duplicate_hands": hands,
+        **meta,
+        "duplicate_hands": len(played) // 2,
         "hands_played": len(played),
         "a_wins": wa,
         "b_wins": wb,
@@ -298,7 +321,7 @@ def run(
         "a_margin_per_hand_ci95": [round(mean_margin - half, 3), round(mean_margin + half, 3)],
         "margin_sd": round(sd, 3),
         "match_target": rules.target,
-        "a_match_win_rate_estimated": round(estimate_match_win(played, rules.target, seed=_seed_int(seed)), 4),
+        "a_match_win_rate_estimated": round(estimate_match_win(played, rules.target, seed=_seed_int(meta["seed"])), 4),
         "match_win_rate_method": "simulated matches resampling the observed hands (not played)",
         "decision_time_a": _stats_ms(times["a"]),
         "decision_time_b": _stats_ms(times["b"]),
@@ -307,12 +330,44 @@ def run(
     }
     if per_hand:
         out["hand_points"] = [[pa, pb] for pa, pb in played]
-    if matches:
-        mw = sum(match_results)
-        mlo, mhi = wilson(mw, len(match_results))
-        out["matches_played"] = len(match_results)
-        out["a_match_win_rate_played"] = round(mw / len(match_results), 4)
-        out["a_match_win_rate_played_ci95"] = [round(mlo, 4), round(mhi, 4)]
+        out["decision_seconds_a"] = [round(x, 6) for x in times["a"]]
+        out["decision_seconds_b"] = [round(x, 6) for x in times["b"]]
+    return out
+
+
+MERGE_KEYS = ("preset", "a", "b", "seed", "budget_ms_a", "budget_ms_b", "options_a", "options_b")
+
+
+def merge(shards: list[dict[str, Any]]) -> dict[str, Any]:
+    """One summary of ``--per-hand`` runs of contiguous deals of the same
+    tournament: the summary the whole run prints (the same hands; decision
+    times to the microsecond; wall seconds summed). Raises ValueError when
+    the shards are not parts of one tournament."""
+    if not shards:
+        raise ValueError("nothing to merge")
+    for sh in shards:
+        if "hand_points" not in sh or "decision_seconds_a" not in sh:
+            raise ValueError("merge needs runs made with --per-hand")
+        if "matches_played" in sh:
+            raise ValueError("played matches (--matches) are not merged; run them apart")
+        for k in MERGE_KEYS:
+            if sh.get(k) != shards[0].get(k):
+                raise ValueError(f"the shards differ in {k}: {sh.get(k)!r} against {shards[0].get(k)!r}")
+    ordered = sorted(shards, key=lambda sh: int(sh.get("first_deal", 0)))
+    deal = int(ordered[0].get("first_deal", 0))
+    played: list[tuple[int, int]] = []
+    times: dict[str, list[float]] = {"a": [], "b": []}
+    for sh in ordered:
+        if int(sh.get("first_deal", 0)) != deal:
+            raise ValueError(f"the shards are not contiguous: deal {deal} is followed by deal {sh.get('first_deal', 0)}")
+        played += [(int(pa), int(pb)) for pa, pb in sh["hand_points"]]
+        times["a"] += [float(x) for x in sh["decision_seconds_a"]]
+        times["b"] += [float(x) for x in sh["decision_seconds_b"]]
+        deal += len(sh["hand_points"]) // 2
+    meta = {k: shards[0].get(k) for k in MERGE_KEYS} | {"first_deal": int(ordered[0].get("first_deal", 0))}
+    out = _summary(meta, played, times, max(int(sh.get("workers", 1)) for sh in shards),
+                   sum(float(sh.get("wall_seconds", 0.0)) for sh in shards), per_hand=True)
+    out["merged_from"] = len(shards)
     return out
 
 
@@ -329,13 +384,26 @@ def _parse_options(items: list[str]) -> dict[str, Any]:
     return out
 
 
+def _load_shard(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"cannot read {path}: {e}") from e
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is not a tournament summary")
+    return data
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="capicua tournament", description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", default="cubano")
-    ap.add_argument("--a", required=True, help="level of side A")
-    ap.add_argument("--b", required=True, help="level of side B")
+    ap.add_argument("--a", help="level of side A")
+    ap.add_argument("--b", help="level of side B")
     ap.add_argument("--hands", type=int, default=100, help="duplicate hands (deals); 2x as many hands are played")
     ap.add_argument("--seed", default="1")
+    ap.add_argument("--first-deal", type=int, default=0, help="play deals FIRST_DEAL .. FIRST_DEAL + HANDS - 1 (shards)")
+    ap.add_argument("--merge", nargs="+", metavar="FILE", help="merge the JSON of --per-hand shards and print it")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--budget-ms-a", type=float, default=None)
     ap.add_argument("--budget-ms-b", type=float, default=None)
@@ -347,9 +415,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="add hand_points, every hand's [A, B] points in deal order (for paired comparisons)")
     ns = ap.parse_args(argv)
     try:
-        oa, ob = _parse_options(ns.option_a), _parse_options(ns.option_b)
-        out = run(ns.preset, ns.a, ns.b, ns.hands, ns.seed, ns.workers, ns.budget_ms_a, ns.budget_ms_b, ns.matches,
-                  oa, ob, ns.per_hand, progress=True)
+        if ns.merge:
+            out = merge([_load_shard(f) for f in ns.merge])
+        else:
+            if not ns.a or not ns.b:
+                raise ValueError("--a and --b are required (or --merge FILE...)")
+            if ns.first_deal < 0 or ns.hands < 1:
+                raise ValueError("--first-deal must be 0 or more and --hands 1 or more")
+            oa, ob = _parse_options(ns.option_a), _parse_options(ns.option_b)
+            out = run(ns.preset, ns.a, ns.b, ns.hands, ns.seed, ns.workers, ns.budget_ms_a, ns.budget_ms_b,
+                      ns.matches, oa, ob, ns.per_hand, progress=True, first_deal=ns.first_deal)
     except ValueError as e:
         print(f"capicua tournament: {e}", file=sys.stderr)
         return 2

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
-from capicua.tournament import estimate_match_win, main, run, wilson
+from capicua.tournament import estimate_match_win, main, merge, run, wilson
 
 
 def test_run_counts_add_up() -> None:
@@ -105,3 +106,42 @@ def _some_choice_differs(options: dict[str, object]) -> bool:
 def test_bad_search_options_are_refused(bad: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*bad, "--b", "botagorda", "--hands", "1"]) == 2
     assert "capicua tournament:" in capsys.readouterr().err
+
+
+def test_shards_merge_into_the_whole_run(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """Deals 0-1 and 2-4 played apart and merged give the summary of deals 0-4 played at once."""
+    whole = run("cubano", "medio", "botagorda", hands=5, seed="sh", per_hand=True)
+    first = run("cubano", "medio", "botagorda", hands=2, seed="sh", per_hand=True)
+    rest = run("cubano", "medio", "botagorda", hands=3, seed="sh", per_hand=True, first_deal=2)
+    assert rest["first_deal"] == 2 and rest["hand_points"] == whole["hand_points"][4:]
+    merged = merge([rest, first])  # in any order
+    for key in ("hand_points", "a_wins", "b_wins", "ties", "duplicate_hands", "a_win_rate_decided", "a_win_rate_ci95",
+                "a_points_per_hand", "a_margin_per_hand", "a_margin_per_hand_ci95", "a_match_win_rate_estimated",
+                "first_deal", "seed"):
+        assert merged[key] == whole[key], key
+    assert merged["decision_time_a"]["decisions"] == whole["decision_time_a"]["decisions"]
+    assert merged["merged_from"] == 2
+    # The command line: shards on disk in, the merged JSON out.
+    paths = []
+    for i, shard in enumerate((first, rest)):
+        paths.append(tmp_path / f"s{i}.json")
+        paths[-1].write_text(json.dumps(shard))
+    assert main(["--merge", *map(str, paths)]) == 0
+    assert json.loads(capsys.readouterr().out)["hand_points"] == whole["hand_points"]
+
+
+def test_merge_refuses_shards_of_different_runs(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    first = run("cubano", "random", "botagorda", hands=1, seed="m", per_hand=True)
+    third = run("cubano", "random", "botagorda", hands=1, seed="m", per_hand=True, first_deal=2)
+    other_seed = run("cubano", "random", "botagorda", hands=1, seed="n", per_hand=True, first_deal=1)
+    with pytest.raises(ValueError, match="contiguous"):
+        merge([first, third])
+    with pytest.raises(ValueError, match="seed"):
+        merge([first, other_seed])
+    with pytest.raises(ValueError, match="--per-hand"):
+        merge([first, run("cubano", "random", "botagorda", hands=1, seed="m", first_deal=1)])
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert main(["--merge", str(bad)]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(["--hands", "1"]) == 2  # neither levels nor --merge
