@@ -19,7 +19,7 @@ CAPICUA = Path(sys.executable).with_name("capicua")
 
 # The keys the commands printed before the progress bars (same arguments).
 TOURNAMENT_KEYS = {
-    "a", "b", "preset", "seed", "workers", "budget_ms_a", "budget_ms_b", "options_a", "options_b",
+    "a", "b", "preset", "seed", "first_deal", "workers", "budget_ms_a", "budget_ms_b", "options_a", "options_b",
     "duplicate_hands", "hands_played", "a_wins", "b_wins", "ties", "a_win_rate_decided", "a_win_rate_ci95",
     "a_points_per_hand", "b_points_per_hand", "a_margin_per_hand", "a_margin_per_hand_ci95", "margin_sd",
     "match_target", "a_match_win_rate_estimated", "match_win_rate_method", "decision_time_a",
