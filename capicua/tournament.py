@@ -240,8 +240,8 @@ def run(
     deal order (deal d's two seatings at 2d and 2d + 1), so that two runs on
     the same seed can be compared deal by deal. ``progress`` shows progress
     bars on stderr. The deals played are ``first_deal`` to ``first_deal + hands - 1``;
-with ``per_hand`` every decision's CPU seconds are kept too, so that shards
-can be merged (:func:`merge`)."""
+    with ``per_hand`` every decision's CPU seconds are kept too, so that shards
+    can be merged (:func:`merge`)."""
     for lv in (a, b):
         if lv not in LEVELS and lv not in CHEATING_LEVELS:
             raise ValueError(f"unknown level {lv!r}; levels: {', '.join(LEVELS + CHEATING_LEVELS)}")
@@ -360,9 +360,12 @@ def merge(shards: list[dict[str, Any]]) -> dict[str, Any]:
     for sh in ordered:
         if int(sh.get("first_deal", 0)) != deal:
             raise ValueError(f"the shards are not contiguous: deal {deal} is followed by deal {sh.get('first_deal', 0)}")
-        played += [(int(pa), int(pb)) for pa, pb in sh["hand_points"]]
-        times["a"] += [float(x) for x in sh["decision_seconds_a"]]
-        times["b"] += [float(x) for x in sh["decision_seconds_b"]]
+        try:
+            played += [(int(pa), int(pb)) for pa, pb in sh["hand_points"]]
+            times["a"] += [float(x) for x in sh["decision_seconds_a"]]
+            times["b"] += [float(x) for x in sh["decision_seconds_b"]]
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"a shard's per-hand data is malformed: {e}") from e
         deal += len(sh["hand_points"]) // 2
     meta = {k: shards[0].get(k) for k in MERGE_KEYS} | {"first_deal": int(ordered[0].get("first_deal", 0))}
     out = _summary(meta, played, times, max(int(sh.get("workers", 1)) for sh in shards),
@@ -412,7 +415,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="override a search Config field of side A (JSON value), e.g. gorda=false; repeatable")
     ap.add_argument("--option-b", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--per-hand", action="store_true",
-                    help="add hand_points, every hand's [A, B] points in deal order (for paired comparisons)")
+                    help="add hand_points, every hand's [A, B] points in deal order, and every decision's CPU seconds "
+                         "(for paired comparisons and --merge)")
     ns = ap.parse_args(argv)
     try:
         if ns.merge:

@@ -140,6 +140,9 @@ def test_merge_refuses_shards_of_different_runs(tmp_path: Any, capsys: pytest.Ca
         merge([first, other_seed])
     with pytest.raises(ValueError, match="--per-hand"):
         merge([first, run("cubano", "random", "botagorda", hands=1, seed="m", first_deal=1)])
+    broken = dict(third, first_deal=1, hand_points=[["x", 1], [0, 0]])
+    with pytest.raises(ValueError, match="malformed"):
+        merge([first, broken])
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     assert main(["--merge", str(bad)]) == 2
