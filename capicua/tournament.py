@@ -51,7 +51,7 @@ import time
 import zlib
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from tqdm import tqdm
 
@@ -338,6 +338,33 @@ def _summary(meta: dict[str, Any], played: list[tuple[int, int]], times: dict[st
 MERGE_KEYS = ("preset", "a", "b", "seed", "budget_ms_a", "budget_ms_b", "options_a", "options_b")
 
 
+class _PerHandPart(NamedTuple):
+    """What :func:`merge` reads of one shard, checked."""
+
+    first_deal: int
+    hand_points: list[tuple[int, int]]
+    seconds_a: list[float]
+    seconds_b: list[float]
+    workers: int
+    wall_seconds: float
+
+
+def _per_hand_part(sh: dict[str, Any]) -> _PerHandPart:
+    """The per-hand data of a shard; ValueError when it is malformed (a
+    shard is a file someone may have edited, so nothing here is trusted)."""
+    try:
+        part = _PerHandPart(int(sh.get("first_deal", 0)),
+                            [(int(pa), int(pb)) for pa, pb in sh["hand_points"]],
+                            [float(x) for x in sh["decision_seconds_a"]],
+                            [float(x) for x in sh["decision_seconds_b"]],
+                            int(sh.get("workers", 1)), float(sh.get("wall_seconds", 0.0)))
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"a shard's per-hand data is malformed: {e!r}") from e
+    if len(part.hand_points) % 2:
+        raise ValueError("a shard's per-hand data is malformed: an odd number of hands (each deal is played twice)")
+    return part
+
+
 def merge(shards: list[dict[str, Any]]) -> dict[str, Any]:
     """One summary of ``--per-hand`` runs of contiguous deals of the same
     tournament: the summary the whole run prints (the same hands; decision
@@ -353,23 +380,20 @@ def merge(shards: list[dict[str, Any]]) -> dict[str, Any]:
         for k in MERGE_KEYS:
             if sh.get(k) != shards[0].get(k):
                 raise ValueError(f"the shards differ in {k}: {sh.get(k)!r} against {shards[0].get(k)!r}")
-    ordered = sorted(shards, key=lambda sh: int(sh.get("first_deal", 0)))
-    deal = int(ordered[0].get("first_deal", 0))
+    parts = sorted((_per_hand_part(sh) for sh in shards), key=lambda part: part.first_deal)
+    deal = parts[0].first_deal
     played: list[tuple[int, int]] = []
     times: dict[str, list[float]] = {"a": [], "b": []}
-    for sh in ordered:
-        if int(sh.get("first_deal", 0)) != deal:
-            raise ValueError(f"the shards are not contiguous: deal {deal} is followed by deal {sh.get('first_deal', 0)}")
-        try:
-            played += [(int(pa), int(pb)) for pa, pb in sh["hand_points"]]
-            times["a"] += [float(x) for x in sh["decision_seconds_a"]]
-            times["b"] += [float(x) for x in sh["decision_seconds_b"]]
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"a shard's per-hand data is malformed: {e}") from e
-        deal += len(sh["hand_points"]) // 2
-    meta = {k: shards[0].get(k) for k in MERGE_KEYS} | {"first_deal": int(ordered[0].get("first_deal", 0))}
-    out = _summary(meta, played, times, max(int(sh.get("workers", 1)) for sh in shards),
-                   sum(float(sh.get("wall_seconds", 0.0)) for sh in shards), per_hand=True)
+    for part in parts:
+        if part.first_deal != deal:
+            raise ValueError(f"the shards are not contiguous: deal {deal} is followed by deal {part.first_deal}")
+        played += part.hand_points
+        times["a"] += part.seconds_a
+        times["b"] += part.seconds_b
+        deal += len(part.hand_points) // 2
+    meta = {k: shards[0].get(k) for k in MERGE_KEYS} | {"first_deal": parts[0].first_deal}
+    out = _summary(meta, played, times, max(part.workers for part in parts),
+                   sum(part.wall_seconds for part in parts), per_hand=True)
     out["merged_from"] = len(shards)
     return out
 

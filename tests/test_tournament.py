@@ -143,6 +143,11 @@ def test_merge_refuses_shards_of_different_runs(tmp_path: Any, capsys: pytest.Ca
     broken = dict(third, first_deal=1, hand_points=[["x", 1], [0, 0]])
     with pytest.raises(ValueError, match="malformed"):
         merge([first, broken])
+    for damaged in (dict(third, first_deal=1, hand_points=third["hand_points"][:1]),  # odd: half a deal
+                    {k: v for k, v in third.items() if k != "decision_seconds_b"},
+                    dict(third, first_deal=None)):
+        with pytest.raises(ValueError, match="malformed"):
+            merge([first, damaged])
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     assert main(["--merge", str(bad)]) == 2
