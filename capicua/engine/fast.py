@@ -689,8 +689,8 @@ class FastState:
                 team = r.team_of[seat]
                 self.scores[team] += count
                 self.in_play[team] += count
-                if self.scores[team] >= r.target:
-                    self._finish("target", seat, team, 0, False, tuple(r.mask_pips(x) for x in self.hands))
+                if self.scores[team] >= r.target:  # a last tile's capicúa still counts (RULES.md §3)
+                    self._finish("target", seat, team, 0, capicua, tuple(r.mask_pips(x) for x in self.hands))
                     return
         if not h:
             self._end_domino(seat, capicua)
@@ -987,7 +987,8 @@ def _line_playout(st: FastState, rng: random.Random, p: float) -> FastResult:
                 in_play[tm] += count
                 if scores[tm] >= r.target:  # the match ends at once (rich engine: _end_at_target)
                     totals = tuple(r.mask_pips(x) for x in hands)
-                    return FastResult("target", turn, tm, 0, False, tuple(in_play), totals, None)
+                    capicua = not h and outer == other and inner != other
+                    return FastResult("target", turn, tm, 0, capicua, tuple(in_play), totals, None)
         if not h:
             capicua = outer == other and inner != other
             team, points, totals = domino_points(r, hands, turn, capicua)

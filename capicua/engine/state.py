@@ -448,7 +448,7 @@ class Match:
         if self.phase != "play":  # an in-play score reached the target: the match is over
             return events
         if not hand.hands[seat]:
-            self._end_domino(hand, seat, action, events)
+            self._end_domino(hand, seat, events)
             return events
         hand.turn = (seat + 1) % self.rules.players
         self._advance(events)
@@ -549,8 +549,12 @@ class Match:
 
     def _end_at_target(self, hand: Hand, seat: int, team: int, events: list[dict[str, Any]]) -> None:
         """The first side to reach the target wins the match at that moment (RULES.md §3,
-        All Fives): the hand stops here, with no hand-end scoring."""
-        self._finish(hand, "target", seat, team, 0, False, self.pip_totals(hand), events)
+        All Fives): the hand stops here, with no hand-end scoring. When that play was the
+        seat's last tile its named events still count: a capicúa is announced."""
+        capicua = not hand.hands[seat] and self._capicua(hand)
+        if capicua:
+            events.append({"kind": "capicua", "seat": seat})
+        self._finish(hand, "target", seat, team, 0, capicua, self.pip_totals(hand), events)
 
     def _advance(self, events: list[dict[str, Any]]) -> None:
         """Run automatic draws and passes until a seat has a choice or the hand ends."""
@@ -583,18 +587,23 @@ class Match:
     def pip_totals(self, hand: Hand) -> list[int]:
         return [hand_pips(h) for h in hand.hands]
 
-    def _end_domino(self, hand: Hand, seat: int, play: Play, events: list[dict[str, Any]]) -> None:
+    def _capicua(self, hand: Hand) -> bool:
+        """Whether the tile just laid (the seat's last) makes a capicúa (RULES.md §1): a
+        non-double that fitted both open ends while they showed different numbers."""
+        last = hand.actions[-1]
+        end = last.get("end")
+        if self.rules.layout != "line" or end is None or "play" not in last:
+            return False
+        tile = canonical(*last["play"])
+        other = "right" if end == "left" else "left"
+        covered = hand.arms[end][-1][0]  # (inner, outer) of the tile just laid
+        return tile[0] != tile[1] and covered != hand.ends[other] and canonical(covered, hand.ends[other]) == tile
+
+    def _end_domino(self, hand: Hand, seat: int, events: list[dict[str, Any]]) -> None:
         rules = self.rules
         totals = self.pip_totals(hand)
         team = rules.team_of(seat)
-        capicua = False
-        if rules.layout == "line" and len(hand.actions) > 1:
-            # The ends before the last tile: the one it covered and the other one.
-            tile = canonical(*play.tile)
-            assert play.end is not None
-            other = "right" if play.end == "left" else "left"
-            covered = hand.arms[play.end][-1][0]  # (inner, outer) of the tile just laid
-            capicua = tile[0] != tile[1] and covered != hand.ends[other] and canonical(covered, hand.ends[other]) == tile
+        capicua = self._capicua(hand)
         if rules.domino_scoring == "opponents":
             points = sum(t for s, t in enumerate(totals) if rules.team_of(s) != team)
         elif rules.domino_scoring == "all_hands":
