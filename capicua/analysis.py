@@ -101,7 +101,7 @@ def analyse_hand(
     chosen_by: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The analysis of hand ``hand`` of ``record`` for each seat of ``seats``, in
-    seat order: ``{"hand", "seat", "precision", "decisions", "costliest"}``
+    seat order: ``{"hand", "seat", "precision", "at_stake", "lost", "decisions", "costliest"}``
     (docs/analysis.md; the arguments as :func:`decisions`). ``budget_ms`` is the
     experto's thinking budget per decision (None: its default)."""
     found = decisions(record, hand, seats, table, match, chosen_by)
@@ -160,9 +160,27 @@ def costliest(decisions: Sequence[dict[str, Any]], top: int = COSTLIEST) -> list
     return [int(d["index"]) for d in costly[:top]]
 
 
+def stakes(decisions: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """What precision is made of: ``at_stake``, the points the hand's decisions could
+    change (the sum of each one's :func:`at_stake`), and ``lost``, the points the moves
+    played gave up (precision = 100 × (1 − lost / at_stake)), rounded to hundredths."""
+    return {
+        "at_stake": round(sum(at_stake(d) for d in decisions), 2),
+        "lost": round(sum(float(d["lost"]) for d in decisions), 2),
+    }
+
+
+def with_stakes(summary: dict[str, Any]) -> dict[str, Any]:
+    """A seat's summary with its :func:`stakes` (a summary stored before they were
+    part of it gets them from its decisions)."""
+    if "at_stake" in summary and "lost" in summary:
+        return summary
+    return {**summary, **stakes(summary.get("decisions") or [])}
+
+
 def seat_summary(hand: int, seat: int, decisions: list[dict[str, Any]]) -> dict[str, Any]:
     return {
-        "hand": hand, "seat": seat, "precision": precision(decisions), "decisions": decisions,
+        "hand": hand, "seat": seat, "precision": precision(decisions), **stakes(decisions), "decisions": decisions,
         "costliest": costliest(decisions),
     }
 

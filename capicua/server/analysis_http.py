@@ -213,7 +213,8 @@ class Analyst:
             hand for hand, (seats, _) in sorted(expected(inputs, match_number).items())
             if (table_id, match_number, hand) not in self.failed and any((hand, s) not in have for s in seats)
         ]
-        return [r["result"] for r in rows], missing
+        # A hand stored before the answer carried its stakes gets them from its decisions.
+        return [analysis.with_stakes(r["result"]) for r in rows], missing
 
 
 def endpoint(analyst: Callable[[], Analyst]) -> Callable[[Request], Any]:
