@@ -171,8 +171,9 @@ def test_a_private_table_of_two_guests_feeds_the_friends_board_and_a_leaver_lose
 ) -> None:
     ana, beto, cuca = (store.create_player(name)[0] for name in ("Ana", "Beto", "Cuca"))
     t = Table(store, "t_amigos", seats({0: ana, 1: beto, 2: cuca}), private=True)
-    # Beto (team 1) dropped and the grace ran out; his team won all the same.
-    t.log({"op": "presence", "seat": 1, "online": False}, {"op": "timer", "name": "grace", "seat": 1},
+    # Beto (team 1) played the first move, then dropped and the grace ran out; his team won all the same.
+    t.log({"op": "start_hand", "present": [0, 1, 2]}, {"op": "action", "seat": 0, "action": {}, "by": "human"},
+          {"op": "presence", "seat": 1, "online": False}, {"op": "timer", "name": "grace", "seat": 1},
           {"op": "controller", "seat": 1, "to": "stand_in"})
     assert t.finish(LOSS) == [None]
     rows = _results(store, "t_amigos")
@@ -194,7 +195,8 @@ def test_the_profile(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     _play_matches(store, monkeypatch, "t_p", ana, "WLW", 20, {1: "experto", 3: "experto"})
     got = standings.profile(store, ana)
     assert got is not None
-    assert set(got) == {"player", "nickname", "level", "ratings", "stats", "achievements", "recent"}
+    assert set(got) == {"player", "nickname", "level", "ratings", "stats", "achievements", "recent", "stand_in_matches"}
+    assert got["stand_in_matches"] == 0
     assert got["nickname"] == "Ana" and set(got["level"]) == {"number", "name", "name_en", "xp", "level_xp", "next_xp"}
     assert got["level"]["level_xp"] <= got["level"]["xp"] < got["level"]["next_xp"]
     nb = got["ratings"]["neighbours"]

@@ -43,12 +43,20 @@ class SeatResult:
     hands_lost: int  # hands the rivals won
     hands_played: int
     left_for_good: bool  # disconnected and never came back: a stand-in played the rest
+    # The guest a stand-in played for from the match's first move (the seat's player was
+    # away): the match is not theirs, so ``player`` is None and the seat counts as the
+    # neighbour it was (``bot_level`` the stand-in's level). None on every other seat.
+    stood_in_for: str | None = None
 
 
 def match_results(
-    record: dict[str, Any], seats: list[SeatAtTable], leavers: frozenset[int]
+    record: dict[str, Any], seats: list[SeatAtTable], leavers: frozenset[int], absent: frozenset[int] = frozenset()
 ) -> list[SeatResult]:
-    """One row per seat of a finished match's ``record`` (``record["result"]`` set)."""
+    """One row per seat of a finished match's ``record`` (``record["result"]`` set).
+
+    ``leavers``: the seats left for good (:func:`leavers_of`); ``absent``: the seats
+    whose player was away from the match's first move (:func:`absent_from_start`):
+    their stand-in's row, no guest's."""
     result = record.get("result")
     if not isinstance(result, dict):
         raise ValueError("the match is not finished: its record has no result")
@@ -63,11 +71,13 @@ def match_results(
         mine = [h["result"] for h in hands if h["result"].get("seat") == s.seat]
         outs = [h for h in hands if h["result"].get("seat") == s.seat and h["result"]["kind"] == "domino"]
         won = result["winner"] == team
+        guest = s.kind == HUMAN and s.seat not in absent
+        stood_in = s.kind == HUMAN and s.seat in absent
         rows.append(
             SeatResult(
                 seat=s.seat,
-                player=s.player if s.kind == HUMAN else None,
-                bot_level=s.level if s.kind == BOT else None,
+                player=s.player if guest else None,
+                bot_level=s.level if s.kind == BOT or stood_in else None,
                 team=team,
                 points=int(record["scores"][team]),
                 won=won,
@@ -80,7 +90,8 @@ def match_results(
                 hands_won=sum(1 for h in hands if h["result"]["team"] == team),
                 hands_lost=sum(1 for h in hands if h["result"]["team"] not in (None, team)),
                 hands_played=len(hands),
-                left_for_good=s.seat in leavers and s.kind == HUMAN,
+                left_for_good=s.seat in leavers and guest,
+                stood_in_for=s.player if stood_in else None,
             )
         )
     return rows
@@ -101,3 +112,65 @@ def leavers_of(entries: list[dict[str, Any]]) -> frozenset[int]:
         if e.get("op") == "controller":
             last[int(e["seat"])] = str(e["to"])
     return frozenset(seat for seat, to in last.items() if to == "stand_in")
+
+
+def match_bounds(entries: list[dict[str, Any]], number: int) -> tuple[int, int]:
+    """Where match ``number`` (from 1) lies in a table's log: ``entries[start:end]``.
+    A ``rematch`` entry begins each match after the first (the first begins with
+    the log); the match ends where the next one begins, or with the log."""
+    starts = [0] + [i for i, e in enumerate(entries) if e.get("op") == "rematch"]
+    if not 1 <= number <= len(starts):
+        return len(entries), len(entries)
+    end = starts[number] if number < len(starts) else len(entries)
+    return starts[number - 1], end
+
+
+class _Connected:
+    """Which seats have a player connected, as the log tells it entry by entry. Until
+    the log says anything a seat counts as connected: absence needs the log's word."""
+
+    def __init__(self) -> None:
+        self.default = True
+        self.seats: dict[int, bool] = {}
+
+    def __call__(self, seat: int) -> bool:
+        return self.seats.get(seat, self.default)
+
+    def apply(self, e: dict[str, Any]) -> None:
+        op = e.get("op")
+        if op == "presence":
+            self.seats[int(e["seat"])] = bool(e["online"])
+        elif op == "reopen":  # every socket of before is gone
+            self.default, self.seats = False, {}
+        elif op == "start_hand" and isinstance(e.get("present"), list):
+            # The seats connected when the hand was dealt, exactly.
+            self.default, self.seats = False, {int(s): True for s in e["present"]}
+
+
+def absent_from_start(entries: list[dict[str, Any]], number: int, seats: list[int]) -> frozenset[int]:
+    """Of ``seats`` (the guests' seats), those whose player was away from the first
+    move of match ``number``: not connected when the match's first choice was made,
+    nor when their own seat's first choice was (a stand-in made it), or, their seat
+    having made none, when the match ended. A stand-in played such a seat from the
+    first move: the match is not its guest's (docs/ratings.md, "Absent from the start").
+
+    A player who was there at the first move, or who was back in time to make their
+    seat's first choice (a reload as the hand was dealt), played the match. ``entries``:
+    the table's log from its ``open`` up to (at least) the match's end."""
+    start, end = match_bounds(entries, number)
+    connected = _Connected()
+    for e in entries[:start]:
+        connected.apply(e)
+    at_first: dict[int, bool] | None = None
+    own_first: dict[int, bool] = {}
+    for e in entries[start:end]:
+        if e.get("op") == "action":
+            if at_first is None:
+                at_first = {s: connected(s) for s in seats}
+            seat = int(e["seat"])
+            if seat in seats and seat not in own_first:
+                own_first[seat] = connected(seat)
+        connected.apply(e)
+    if at_first is None:
+        return frozenset()  # no move was made: nobody was away from it
+    return frozenset(s for s in seats if not at_first[s] and not own_first.get(s, connected(s)))

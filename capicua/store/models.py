@@ -142,6 +142,22 @@ class ResultRow(Base):
     level_after: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
+class StandInRow(Base):
+    """A match a neighbour played for a guest who was away from its first move
+    (:func:`capicua.standings.results.absent_from_start`): not the guest's match, so
+    it has no results row of theirs; the profile says how many there were."""
+
+    __tablename__ = "stand_ins"
+    __table_args__ = (Index("ix_stand_ins_player", "player_id", "finished_at"),)
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    match_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    level: Mapped[str | None] = mapped_column(String(20), nullable=True)  # the stand-in's
+    finished_at: Mapped[datetime] = mapped_column(DateTime)
+
+
 class RatingRow(Base):
     """A guest's current rating on one board (neighbours | friends); ``score`` is μ − 3σ."""
 

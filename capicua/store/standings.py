@@ -26,9 +26,18 @@ from capicua.standings.ratings import (
     PROVISIONAL_MATCHES,
     Rating,
     boards_of,
-    rate_match,
+    rate_board,
+    shown_score,
 )
-from capicua.standings.results import HUMAN, SeatAtTable, SeatResult, leavers_of, match_results
+from capicua.standings.results import (
+    HUMAN,
+    SeatAtTable,
+    SeatResult,
+    absent_from_start,
+    leavers_of,
+    match_bounds,
+    match_results,
+)
 
 from . import Store, iso_utc
 from .models import (
@@ -41,6 +50,7 @@ from .models import (
     RatingRow,
     ResultRow,
     SeatRow,
+    StandInRow,
     TableMatch,
 )
 
@@ -81,10 +91,16 @@ def write_results(
     record: dict[str, Any],
     finished_at: datetime,
     entries: list[dict[str, Any]] | None = None,
+    stand_ins: bool = True,
 ) -> None:
     """The results of match ``number`` of the table (finished: ``record`` has its
     result) and what they give each guest. A match whose results exist is left
     alone. ``entries``: the table's log up to the match's end (default: all of it).
+
+    A guest away from the match's first move (a stand-in played their seat from it:
+    :func:`absent_from_start`) gets nothing of it; a ``stand_ins`` row says the match
+    was played for them (``stand_ins=False``: not, for migration 0003's back-fill,
+    which runs before that table exists).
 
     Reads first, then decides (pure), then writes: a fault in the deciding (a bug,
     a record it cannot read) is logged and costs this match its standings, never
@@ -103,16 +119,23 @@ def write_results(
     ]
     opening = entries[0] if entries and entries[0].get("op") == "open" else {}
     private = bool(opening.get("private"))
-    humans = sum(1 for x in seats if x.kind == HUMAN)
+    try:
+        absent = absent_from_start(entries, number, [x.seat for x in seats if x.kind == HUMAN])
+    except Exception:
+        log.exception("the standings of match %d of table %s are not written", number, table_id)
+        return
+    # Only the guests who were there count as the match's humans (a friend away from
+    # the start does not make it a match among friends).
+    humans = sum(1 for x in seats if x.kind == HUMAN and x.seat not in absent)
     boards = boards_of(private, humans)
-    guests = sorted({x.player for x in seats if x.kind == HUMAN and x.player is not None})
+    guests = sorted({x.player for x in seats if x.kind == HUMAN and x.player is not None and x.seat not in absent})
     # Tables commit in parallel (PostgreSQL): a guest's standings are read and written
     # under a lock on their players row, taken in id order, so two tables that end at
     # once for the same guest add up instead of one overwriting the other.
     s.execute(select(Player.id).where(Player.id.in_(guests)).order_by(Player.id).with_for_update())
     before = _read_before(s, guests, boards)
     try:
-        plan = _plan(record, seats, leavers_of(entries), boards, before)
+        plan = _plan(record, seats, leavers_of(entries[: match_bounds(entries, number)[1]]), absent, boards, before)
     except Exception:
         log.exception("the standings of match %d of table %s are not written", number, table_id)
         return
@@ -153,6 +176,9 @@ def write_results(
                 level_after=level_after,
             )
         )
+        if r.stood_in_for is not None and stand_ins:
+            s.add(StandInRow(table_id=table_id, match_number=number, seat=r.seat, player_id=r.stood_in_for,
+                             level=r.bot_level, finished_at=finished_at))
 
 
 def _read_before(s: Session, guests: list[str], boards: tuple[str, ...]) -> _Before:
@@ -185,10 +211,11 @@ def _read_before(s: Session, guests: list[str], boards: tuple[str, ...]) -> _Bef
 
 
 def _plan(
-    record: dict[str, Any], seats: list[SeatAtTable], leavers: frozenset[int], boards: tuple[str, ...], before: _Before
+    record: dict[str, Any], seats: list[SeatAtTable], leavers: frozenset[int], absent: frozenset[int],
+    boards: tuple[str, ...], before: _Before
 ) -> _Plan:
-    rows = match_results(record, seats, leavers)
-    ratings = {board: rate_match(rows, before.ratings[board]) for board in boards}
+    rows = match_results(record, seats, leavers, absent)
+    ratings = {board: rate_board(board, rows, before.ratings[board]) for board in boards}
     earned: list[tuple[str, str]] = []
     levels: dict[int, tuple[int, int, int]] = {}
     for r in rows:
@@ -218,19 +245,10 @@ def backfill(conn: Connection) -> None:
                 logs[m.table_id] = list(
                     s.scalars(select(MatchEvent.data).where(MatchEvent.match_id == m.table_id).order_by(MatchEvent.seq))
                 )
-            write_results(s, m.table_id, m.number, m.record, m.updated_at, _until_match(logs[m.table_id], m.number))
+            entries = logs[m.table_id]
+            write_results(s, m.table_id, m.number, m.record, m.updated_at,
+                          entries[: match_bounds(entries, m.number)[1]], stand_ins=False)
         s.flush()
-
-
-def _until_match(entries: list[dict[str, Any]], number: int) -> list[dict[str, Any]]:
-    """The log entries up to the end of match ``number`` (each ``rematch`` begins the next)."""
-    seen = 0
-    for i, e in enumerate(entries):
-        if e.get("op") == "rematch":
-            seen += 1
-            if seen == number:
-                return entries[:i]
-    return entries
 
 
 # ------------------------------------------------------------------ honours
@@ -286,7 +304,7 @@ def _catalogue_order(aid: str) -> int:
 
 
 def _score(value: float) -> float:
-    return round(value, 1)
+    return round(shown_score(value), 1)
 
 
 def _level_brief(xp: int | None) -> dict[str, Any]:
@@ -389,7 +407,12 @@ def profile(store: Store, player_id: str) -> dict[str, Any] | None:
             "ratings": {board: _rating_of(s, player_id, board) for board in ("neighbours", "friends")},
             "stats": _stats(s, player_id),
             "achievements": _achievements(s, player_id),
+            "to_earn": _to_earn(s, player_id),
             "recent": _recent(s, player_id),
+            # Matches a neighbour played for them from the first move: said, never counted.
+            "stand_in_matches": int(
+                s.scalar(select(func.count()).select_from(StandInRow).where(StandInRow.player_id == player_id)) or 0
+            ),
         }
 
 
@@ -451,6 +474,12 @@ def _achievements(s: Session, player_id: str) -> list[dict[str, Any]]:
             out.append({"id": a.id, "name": a.name, "name_en": a.name_en, "description": a.description,
                         "description_en": a.description_en, "at": iso_utc(at)})
     return out
+
+
+def _to_earn(s: Session, player_id: str) -> list[dict[str, Any]]:
+    have = s.scalars(select(PlayerAchievementRow.achievement).where(PlayerAchievementRow.player_id == player_id))
+    return [{"id": a.id, "name": a.name, "name_en": a.name_en, "goal": a.goal, "goal_en": a.goal_en}
+            for a in ach.still_to_earn(have)]
 
 
 def _recent(s: Session, player_id: str) -> list[dict[str, Any]]:
