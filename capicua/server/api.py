@@ -1,13 +1,17 @@
 """The HTTP API of docs/protocol.md: presets, neighbours, guests, tables, verify, health.
 
 Every bad request is answered ``{"error": {"code", "message", "field"?}}`` with
-a 4xx status and is never logged as a fault.
+a 4xx status and is never logged as a fault. While the store cannot be read or
+written a request that needs it is answered ``503 unavailable`` with
+``Retry-After``, in one line of the log.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,14 +24,18 @@ from capicua.engine.rules import Rules
 from capicua.server import jsonsafe
 from capicua.server.identity import NICKNAME_MAX, Guest, Guests, clean_nickname, token_ok
 from capicua.server.inproc import StoreLog
-from capicua.server.limits import ClientWindows, client_key, retry_after
+from capicua.server.limits import Budget, HttpLimits, Refusal, client_key, retry_after
+from capicua.server.ports import LogUnavailable
 from capicua.server.protocol import table_id_ok
 from capicua.server.seating import BOT, EMPTY, HUMAN, STAND_IN_LEVEL
 from capicua.server.tablerules import TableRulesError, bot_seat_levels, seat_choices, table_rules
 from capicua.server.tables import Tables
 from capicua.server.verify_http import verify_answer
 
+log = logging.getLogger("capicua.server")
+
 MAX_BODY = 4096  # bytes of a request body
+UNAVAILABLE_RETRY_S = 5  # Retry-After of a 503 while the store fails (the tables retry within 5 s too)
 HUMAN_SEAT = 0  # the player who opens a table sits South
 DEFAULT_LEVEL = "medio"
 
@@ -53,6 +61,31 @@ class BadRequest(Exception):
 
     def response(self) -> JSONResponse:
         return error(self.code, self.message, self.status, self.field)
+
+
+def unavailable(request: Request, exc: Exception) -> JSONResponse:
+    """``503 unavailable``: the store cannot be read or written now (one line in the log)."""
+    log.warning("%s %s: the store is unavailable (%s)", request.method, request.url.path, exc)
+    return error(
+        "unavailable", "the store cannot be written right now; try again", 503,
+        headers={"Retry-After": str(UNAVAILABLE_RETRY_S)},
+    )
+
+
+LIMIT_WORDS = {
+    "tables_per_guest": "new tables per player",
+    "tables_per_address": "new tables from one address",
+    "guests_per_address": "new players from one address",
+}
+
+
+def too_fast(limits: HttpLimits, refusal: Refusal) -> JSONResponse:
+    """``429 too_fast`` naming the limit and when one more is allowed (``Retry-After``)."""
+    count, seconds = getattr(limits, refusal.what)
+    return error(
+        "too_fast", f"at most {count} {LIMIT_WORDS[refusal.what]} in {seconds:g} s", 429,
+        headers={"Retry-After": retry_after(refusal.wait)},
+    )
 
 
 async def read_json_body(request: Request, limit: int, timeout: float) -> Any:
@@ -170,27 +203,36 @@ def table_seats(ask: TableRequest, guest: Guest) -> list[dict[str, Any]]:
 
 
 class Api:
-    """The HTTP handlers, over the server's services."""
+    """The HTTP handlers, over the server's services. ``health()`` names the state of
+    each part besides the store (the bot pools: ``ok`` or ``restarting``)."""
 
     def __init__(
         self,
         tables: Tables,
         guests: Guests,
         event_log: StoreLog,
-        table_rate: tuple[int, float],
+        limits: HttpLimits,
         body_timeout: float,
+        health: Callable[[], dict[str, str]] | None = None,
     ) -> None:
         self.tables = tables
         self.guests = guests
         self.log = event_log
-        self.table_rate = table_rate
-        self.table_windows = ClientWindows(*table_rate)
+        self.limits = limits
+        self.budget = Budget(
+            tables_per_guest=limits.tables_per_guest, tables_per_address=limits.tables_per_address,
+            guests_per_address=limits.guests_per_address,
+        )
         self.body_timeout = body_timeout
+        self.health = health or dict
         self.catalogue = [dict(p, seat_choices=seat_choices(p["name"])) for p in preset_catalogue()]
 
     async def healthz(self, request: Request) -> Response:
-        ok = self.log.healthy
-        return JSONResponse({"ok": ok, "store": "ok" if ok else "failing"}, status_code=200 if ok else 503)
+        parts = self.health()
+        store = self.log.healthy
+        ok = store and all(state == "ok" for state in parts.values())
+        body = {"ok": ok, **parts, "store": "ok" if store else "failing"}
+        return JSONResponse(body, status_code=200 if ok else 503)
 
     async def presets(self, request: Request) -> Response:
         return JSONResponse(
@@ -205,7 +247,8 @@ class Api:
         return JSONResponse(body, status_code=status)
 
     async def sign_in(self, request: Request) -> Response:
-        """``POST /api/players``: this browser's guest (renamed) or a new one."""
+        """``POST /api/players``: this browser's guest (renamed) or a new one. Creating a
+        guest counts against its address's budget; renaming one with its token does not."""
         try:
             body = await read_json_body(request, MAX_BODY, self.body_timeout)
             if not isinstance(body, dict) or set(body) - {"nickname", "token"}:
@@ -213,30 +256,53 @@ class Api:
             nickname, token = _nickname(body), _token(body)
         except BadRequest as exc:
             return exc.response()
-        guest, token = await self.guests.sign_in(nickname, token)
+        try:
+            known = await self.guests.find(token)
+            if known is None:
+                refused = self.budget.take({"guests_per_address": client_key(request.client)})
+                if refused is not None:
+                    return too_fast(self.limits, refused)
+            guest, token = await self.guests.sign_in(nickname, token)
+        except LogUnavailable as exc:
+            return unavailable(request, exc)
         return JSONResponse({"player": guest.player, "nickname": guest.nickname, "token": token})
 
     async def create_table(self, request: Request) -> Response:
+        """``POST /api/tables``. Counted per guest (an existing one's token) and per address
+        (the flood guard, large: many people share one address); a table that brings a
+        new guest counts against the address's guests too."""
         try:
             ask = parse_table_request(await read_json_body(request, MAX_BODY, self.body_timeout))
         except BadRequest as exc:
             return exc.response()
-        wait = self.table_windows.take(client_key(request.client))
-        if wait is not None:
-            return error(
-                "too_fast", f"at most {self.table_rate[0]} new tables in {self.table_rate[1]:g} s from one address",
-                429, headers={"Retry-After": retry_after(wait)},
+        address = client_key(request.client)
+        try:
+            known = await self.guests.find(ask.token)
+            keys = {"tables_per_address": address}
+            if known is not None:
+                keys["tables_per_guest"] = known.player
+            else:
+                keys["guests_per_address"] = address
+            refused = self.budget.take(keys)
+            if refused is not None:
+                return too_fast(self.limits, refused)
+            guest, token = await self.guests.sign_in(ask.nickname, ask.token)
+            if known is None:  # its first table counts against it too
+                self.budget.windows["tables_per_guest"].take(guest.player)
+            shell = await self.tables.open(
+                ask.preset, ask.options, table_seats(ask, guest), private=ask.private,
+                host=guest.player if ask.private else None,
             )
-        guest, token = await self.guests.sign_in(ask.nickname, ask.token)
-        shell = await self.tables.open(
-            ask.preset, ask.options, table_seats(ask, guest), private=ask.private,
-            host=guest.player if ask.private else None,
-        )
+        except LogUnavailable as exc:
+            return unavailable(request, exc)
         return JSONResponse({"table_id": shell.id, "seat": HUMAN_SEAT, "token": token, "url": f"/t/{shell.id}"})
 
     async def get_table(self, request: Request) -> Response:
         tid = request.path_params["table_id"]
-        summary = await self.tables.summary(tid) if table_id_ok(tid) else None
+        try:
+            summary = await self.tables.summary(tid) if table_id_ok(tid) else None
+        except LogUnavailable as exc:
+            return unavailable(request, exc)
         if summary is None:
             return error("unknown_table", "no such table", 404)
         return JSONResponse(summary)

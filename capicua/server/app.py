@@ -36,9 +36,17 @@ from capicua.server.botpool import PoolBots
 from capicua.server.core import CoreConfig
 from capicua.server.heap import FREEZE_EVERY_S, HeapKeeper
 from capicua.server.honours import StandingsLog
-from capicua.server.httpedge import uvicorn_config
+from capicua.server.httpedge import LIMIT_CONCURRENCY, uvicorn_config
 from capicua.server.identity import Guests
 from capicua.server.inproc import LocalBus, LoopClock
+from capicua.server.limits import (
+    GUESTS_PER_ADDRESS,
+    SOCKETS_PER_ADDRESS,
+    SOCKETS_PER_GUEST,
+    TABLES_PER_ADDRESS,
+    TABLES_PER_GUEST,
+    HttpLimits,
+)
 from capicua.server.phrases import catalogue as phrase_catalogue
 from capicua.server.replay_http import api_endpoint as replay_api
 from capicua.server.replay_http import page_endpoint as replay_page
@@ -134,23 +142,28 @@ def create_app(
     executor: Executor | None = None,
     rate_limit: tuple[int, float] = (20, 1.0),
     web_dir: str | Path | None = None,
-    table_rate: tuple[int, float] = (20, 600.0),
+    table_rate: tuple[int, float] = TABLES_PER_ADDRESS,
     sockets_per_seat: int = 4,
-    sockets_per_client: int = 32,
+    sockets_per_client: int = SOCKETS_PER_ADDRESS,
     hello_timeout: float = 10.0,
     body_timeout: float = 10.0,
     idle_s: float = 600.0,
     bot_deadline: float = 10.0,
     auto_next_s: float | None = None,
+    guest_table_rate: tuple[int, float] = TABLES_PER_GUEST,
+    guest_rate: tuple[int, float] = GUESTS_PER_ADDRESS,
+    sockets_per_guest: int = SOCKETS_PER_GUEST,
 ) -> Starlette:
     """The app. ``database_url``: any SQLAlchemy URL (default: ``$CAPICUA_DATABASE_URL``,
     else SQLite in ``<data_dir or ./data>/capicua.sqlite3``). ``executor``: where bots
     think (default: a process pool made at startup and shut down with the app).
 
     The bounds on one client (docs/protocol.md, "Limits"): ``rate_limit`` frames
-    per seconds per socket (oversized frames count too), ``table_rate`` tables
-    created per seconds per client address, ``sockets_per_seat`` sockets of one
-    player at one table and ``sockets_per_client`` of one address at once,
+    per seconds per socket (oversized frames count too), ``guest_table_rate``
+    tables created per seconds per guest and ``table_rate`` per client address,
+    ``guest_rate`` guests created per seconds per address, ``sockets_per_seat``
+    sockets of one player at one table, ``sockets_per_guest`` of one guest and
+    ``sockets_per_client`` of one address at once,
     ``hello_timeout`` seconds for a new socket to say hello, ``body_timeout``
     seconds for an HTTP body to arrive. ``idle_s``: a table nobody is connected
     to leaves memory after this long. ``bot_deadline``: seconds after which a
@@ -158,7 +171,8 @@ def create_app(
     url = database_url or os.environ.get("CAPICUA_DATABASE_URL") or default_database_url(data_dir or "data")
     web = Path(web_dir) if web_dir else WEB
     services: dict[str, Any] = {}
-    limits = SocketLimits(rate_limit, sockets_per_seat, sockets_per_client, hello_timeout)
+    limits = SocketLimits(rate_limit, sockets_per_seat, sockets_per_client, hello_timeout, sockets_per_guest)
+    http_limits = HttpLimits(guest_table_rate, table_rate, guest_rate)
     next_ms = int(1000 * (2 * bot_delay[1] if auto_next_s is None else auto_next_s))
 
     @contextlib.asynccontextmanager
@@ -179,7 +193,7 @@ def create_app(
         analyst = Analyst(store, analysis_pool, duty=ANALYSIS_DUTY if own_executor else 1.0)
         tables.on_hand_end = analyst.hand_ended
         services["analyst"] = analyst
-        services["api"] = Api(tables, guests, event_log, table_rate, body_timeout)
+        services["api"] = Api(tables, guests, event_log, http_limits, body_timeout)
         services["sockets"] = Sockets(tables, guests, limits)
         services["tables"] = tables
         app.state.store = store
@@ -252,8 +266,6 @@ def create_app(
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 DEFAULT_BOT_DELAY = (0.6, 1.5)
 DEFAULT_RATE_LIMIT = (20, 1.0)
-DEFAULT_TABLE_RATE = (20, 600.0)
-DEFAULT_SOCKETS_PER_CLIENT = 32
 
 
 def parse_delay(text: str | None) -> tuple[float, float] | None:
@@ -298,8 +310,12 @@ def serve(
 
     Environment: ``CAPICUA_BOT_DELAY`` ("0" or "0.6,1.5" seconds) and
     ``CAPICUA_RATE_LIMIT`` ("20,1": frames per seconds per socket) when
-    the arguments are not given; ``CAPICUA_TABLE_RATE`` ("20,600": tables per
-    seconds per address) and ``CAPICUA_SOCKETS_PER_CLIENT`` (32). Every connection is bounded in time: see
+    the arguments are not given; ``CAPICUA_GUEST_TABLE_RATE`` ("20,600": tables per
+    seconds per guest), ``CAPICUA_TABLE_RATE`` ("300,600": per address),
+    ``CAPICUA_GUEST_RATE`` ("120,600": new guests per seconds per address),
+    ``CAPICUA_SOCKETS_PER_GUEST`` (16), ``CAPICUA_SOCKETS_PER_CLIENT`` (256, per
+    address) and ``CAPICUA_LIMIT_CONCURRENCY`` (1024 connections and requests at
+    once). Every connection is bounded in time: see
     :func:`capicua.server.httpedge.uvicorn_config`."""
     import uvicorn
 
@@ -307,13 +323,19 @@ def serve(
     rate = rate_limit or parse_rate(os.environ.get("CAPICUA_RATE_LIMIT")) or DEFAULT_RATE_LIMIT
     # Behind a proxy every client has the proxy's address: the per-address bounds
     # can be raised (the load benchmark raises them too).
-    table_rate = parse_rate(os.environ.get("CAPICUA_TABLE_RATE")) or DEFAULT_TABLE_RATE
-    per_client = int(os.environ.get("CAPICUA_SOCKETS_PER_CLIENT") or DEFAULT_SOCKETS_PER_CLIENT)
+    env = os.environ
     app = create_app(
-        database_url=database_url, bot_delay=delay, data_dir=data_dir, rate_limit=rate, table_rate=table_rate,
-        sockets_per_client=per_client,
+        database_url=database_url, bot_delay=delay, data_dir=data_dir, rate_limit=rate,
+        table_rate=parse_rate(env.get("CAPICUA_TABLE_RATE")) or TABLES_PER_ADDRESS,
+        guest_table_rate=parse_rate(env.get("CAPICUA_GUEST_TABLE_RATE")) or TABLES_PER_GUEST,
+        guest_rate=parse_rate(env.get("CAPICUA_GUEST_RATE")) or GUESTS_PER_ADDRESS,
+        sockets_per_client=int(env.get("CAPICUA_SOCKETS_PER_CLIENT") or SOCKETS_PER_ADDRESS),
+        sockets_per_guest=int(env.get("CAPICUA_SOCKETS_PER_GUEST") or SOCKETS_PER_GUEST),
     )
-    server = uvicorn.Server(uvicorn_config(app, host=host, port=port, log_level=log_level))
+    concurrency = int(env.get("CAPICUA_LIMIT_CONCURRENCY") or LIMIT_CONCURRENCY)
+    server = uvicorn.Server(
+        uvicorn_config(app, host=host, port=port, log_level=log_level, limit_concurrency=concurrency)
+    )
     server.run()
     if not server.started:
         raise SystemExit(3)  # uvicorn has logged why (the port is taken, the database is unreachable…)

@@ -4,7 +4,9 @@ No account and no email. The server gives a new guest a token (192 random
 bits) once; the store keeps only its SHA-256. The browser sends the token
 with every hello and table request, so the same browser comes back as the
 same player at every table. Lookups are cached (by the token's hash) so a
-reconnecting client does not wait on the store.
+reconnecting client does not wait on the store. While the store cannot be read
+or written, a call that needs it raises
+:class:`~capicua.server.ports.LogUnavailable` (answered ``503 unavailable``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from capicua.server.limits import BoundedCache
+from capicua.server.ports import LogUnavailable
 from capicua.store import Store, token_hash
 
 NICKNAME_MAX = 24
@@ -51,7 +56,10 @@ class Guests:
         self._cache = BoundedCache(cache_size)
 
     async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+        except SQLAlchemyError as exc:
+            raise LogUnavailable(str(exc).splitlines()[0]) from None
 
     async def find(self, token: str | None) -> Guest | None:
         """The guest whose token this is, or None."""

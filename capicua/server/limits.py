@@ -2,9 +2,11 @@
 
 - :class:`SlidingWindow`: at most ``limit`` events in any ``window`` seconds
   (a socket's frames).
-- :class:`ClientWindows`: one sliding window per client address (tables
-  created), holding at most ``max_clients`` addresses so that the limiter
-  itself stays small.
+- :class:`ClientWindows`: one sliding window per key (a client address, a
+  guest), holding at most ``max_clients`` keys so that the limiter itself
+  stays small.
+- :class:`Budget`: several of those checked together (tables per guest and per
+  address): an event is counted in each only when every one allows it.
 - :class:`SocketCounts`: how many sockets a key (a client address, a seat)
   holds, refusing one over the cap.
 - :class:`BoundedCache`: a least-recently-used cache of at most ``size`` values.
@@ -19,9 +21,29 @@ import math
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
 
 Clock = Callable[[], float]
+
+# The defaults, and why (docs/protocol.md "Limits"). Cuban mobile data and park
+# Wi-Fi put many people behind one address (carrier NAT): a limit of a person is
+# counted per guest, and the per-address budget only stops a flood of new guests.
+TABLES_PER_GUEST = (20, 600.0)  # a person opens a table every few minutes at most
+TABLES_PER_ADDRESS = (300, 600.0)  # 15 busy guests' worth, or 100 people's few each, per address
+GUESTS_PER_ADDRESS = (120, 600.0)  # new guests (a browser's first visit) per address
+SOCKETS_PER_GUEST = 16  # a guest's tabs at every table together (4 at one table)
+SOCKETS_PER_ADDRESS = 256  # a hotspot's players and watchers; a quarter of the process's 1,024
+
+
+@dataclass(frozen=True)
+class HttpLimits:
+    """The HTTP API's budgets, each ``(events, seconds)``: tables opened per guest and
+    per address, guests created per address."""
+
+    tables_per_guest: tuple[int, float] = TABLES_PER_GUEST
+    tables_per_address: tuple[int, float] = TABLES_PER_ADDRESS
+    guests_per_address: tuple[int, float] = GUESTS_PER_ADDRESS
 
 
 class SlidingWindow:
@@ -37,14 +59,21 @@ class SlidingWindow:
         while self.times and now - self.times[0] >= self.window:
             self.times.popleft()
 
-    def take(self) -> float | None:
-        """Count one event now: ``None`` when allowed, else the seconds until one would be."""
+    def wait(self) -> float | None:
+        """``None`` when one more event is allowed now, else the seconds until one would be
+        (nothing counted)."""
         now = self.clock()
         self._expire(now)
         if len(self.times) >= self.limit:
             return max(0.0, self.times[0] + self.window - now)
-        self.times.append(now)
         return None
+
+    def take(self) -> float | None:
+        """Count one event now: ``None`` when allowed, else the seconds until one would be."""
+        wait = self.wait()
+        if wait is None:
+            self.times.append(self.clock())
+        return wait
 
     def allow(self) -> bool:
         return self.take() is None
@@ -86,6 +115,40 @@ class ClientWindows:
     def take(self, key: str) -> float | None:
         """Count one event of ``key``: ``None`` when allowed, else the seconds to wait."""
         return self._window(key).take()
+
+    def wait(self, key: str) -> float | None:
+        """The seconds ``key`` must wait for one more event (``None``: none), nothing counted."""
+        found = self.windows.get(key)
+        return None if found is None else found.wait()
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a :class:`Budget` refused: the limit's words and the seconds to wait."""
+
+    what: str
+    wait: float
+
+
+class Budget:
+    """Named limits, each one :class:`ClientWindows`, checked together: :meth:`take`
+    counts an event in every one of them only when each allows it, so a refused
+    request costs no limit anything."""
+
+    def __init__(self, clock: Clock = time.monotonic, **rates: tuple[int, float]) -> None:
+        self.rates = rates
+        self.windows = {name: ClientWindows(limit, window, clock=clock) for name, (limit, window) in rates.items()}
+
+    def take(self, keys: dict[str, str]) -> Refusal | None:
+        """Count one event of ``keys`` (limit name → key): ``None`` when every limit allows
+        it, else the :class:`Refusal` of the one that waits longest (nothing counted)."""
+        waits = [(w, name) for name, key in keys.items() if (w := self.windows[name].wait(key)) is not None]
+        if waits:
+            wait, name = max(waits)
+            return Refusal(name, wait)
+        for name, key in keys.items():
+            self.windows[name].take(key)
+        return None
 
 
 class SocketCounts:

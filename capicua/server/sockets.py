@@ -4,10 +4,15 @@ and the frames back.
 Checks run in this order: sockets per client address (``too_many``, closes),
 the hello deadline (``timeout``, closes), the frame rate (``too_fast``; every
 frame counts, however large or bad), then :func:`capicua.server.protocol.parse_intent`
-(``too_large``, ``malformed``), hello (``unknown_table``, sockets per player
-at a table: ``too_many``), and inside the table everything else. A slow
-client never blocks a table: frames wait in the socket's own queue, and a
-client that lets it fill up is dropped.
+(``too_large``, ``malformed``), hello (``unknown_table``, sockets per guest
+and per player at a table: ``too_many``), and inside the table everything
+else. A slow client never blocks a table: frames wait in the socket's own
+queue, and a client that lets it fill up is dropped.
+
+A hello to a paused table (its store cannot be written) is told ``paused`` at
+once; its welcome follows when the table can save again. A hello whose table
+or guest cannot be read from the store now is told ``paused`` too, and tried
+again until the store answers (then ``paused: false`` and the welcome).
 """
 
 from __future__ import annotations
@@ -23,10 +28,17 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from capicua.server import protocol
 from capicua.server.core import Join, Leave
-from capicua.server.identity import Guests
-from capicua.server.limits import SlidingWindow, SocketCounts, client_key
+from capicua.server.identity import Guest, Guests
+from capicua.server.limits import (
+    SOCKETS_PER_ADDRESS,
+    SOCKETS_PER_GUEST,
+    SlidingWindow,
+    SocketCounts,
+    client_key,
+)
+from capicua.server.ports import LogUnavailable
 from capicua.server.protocol import Code, ProtocolError
-from capicua.server.shell import TableShell
+from capicua.server.shell import RETRY_S, TableShell
 from capicua.server.tables import Tables
 
 log = logging.getLogger("capicua.server")
@@ -38,8 +50,9 @@ MAX_QUEUE = 2000  # frames waiting for a slow client before it is dropped
 class SocketLimits:
     rate: tuple[int, float] = (20, 1.0)  # frames per seconds per socket
     per_player: int = 4  # sockets of one player at one table
-    per_client: int = 32  # sockets of one client address
+    per_client: int = SOCKETS_PER_ADDRESS  # sockets of one client address (the flood guard)
     hello_timeout: float = 10.0  # seconds a new socket has to say hello
+    per_guest: int = SOCKETS_PER_GUEST  # sockets of one guest, at every table together
 
 
 class Sockets:
@@ -51,6 +64,7 @@ class Sockets:
         self.limits = limits
         self.per_client = SocketCounts(limits.per_client)
         self.per_player = SocketCounts(limits.per_player)
+        self.per_guest = SocketCounts(limits.per_guest)
 
     async def serve(self, websocket: WebSocket) -> None:
         client = client_key(websocket.client)
@@ -77,7 +91,9 @@ class _Session:
         self.closed = False
         self.shell: TableShell | None = None
         self.player_key: tuple[str, str] | None = None
+        self.guest_key: str | None = None
         self.limiter = SlidingWindow(*owner.limits.rate)
+        self.waiting: asyncio.Task[None] | None = None  # a hello tried again until the store answers
 
     def put(self, text: str) -> None:
         """The bus's sink for this socket: never blocks."""
@@ -103,7 +119,8 @@ class _Session:
         hello_by = loop.time() + self.owner.limits.hello_timeout
         try:
             while not self.closed:
-                timeout = None if self.shell is not None else hello_by - loop.time()
+                said = self.shell is not None or self.waiting is not None
+                timeout = None if said else hello_by - loop.time()
                 msg = await _receive(self.ws, timeout)
                 if msg is None:
                     self.error(Code.TIMEOUT, f"a socket says hello within {self.owner.limits.hello_timeout:g} s")
@@ -117,10 +134,14 @@ class _Session:
             log.exception("websocket from %s: server fault", self.client)
             self.error(Code.INTERNAL, "the server failed; reload")
         finally:
+            if self.waiting is not None:
+                self.waiting.cancel()
             if self.shell is not None:
                 self.shell.post(Leave(self.conn))
             if self.player_key is not None:
                 self.owner.per_player.remove(self.player_key)
+            if self.guest_key is not None:
+                self.owner.per_guest.remove(self.guest_key)
             self.close()
             with contextlib.suppress(Exception):
                 await writer
@@ -140,6 +161,8 @@ class _Session:
             self.put(json.dumps(protocol.pong_frame()))
         elif isinstance(intent, protocol.Hello):
             await self._hello(intent)
+        elif self.waiting is not None:
+            self.error(Code.PAUSED, "the table cannot be read right now; nothing changed")
         elif self.shell is None:
             self.error(Code.UNAUTHORIZED, "say hello first")
         elif self.shell.stopped:
@@ -149,26 +172,64 @@ class _Session:
             self.shell.intent(self.conn, intent)
 
     async def _hello(self, hello: protocol.Hello) -> None:
-        if self.shell is not None:
+        if self.shell is not None or self.waiting is not None:
             self.error(Code.MALFORMED, "this socket already said hello")
             return
+        try:
+            shell, guest = await self._find(hello)
+        except LogUnavailable:
+            # Said at once (the page shows it); the welcome comes once the store answers.
+            self.put(json.dumps(protocol.paused_frame(True)))
+            self.waiting = asyncio.get_running_loop().create_task(self._hello_later(hello))
+            return
+        self._join(hello, shell, guest)
+
+    async def _find(self, hello: protocol.Hello) -> tuple[TableShell | None, Guest | None]:
+        """The table (loaded when it is not in memory) and the guest of the hello's token."""
         shell = await self.owner.tables.get(hello.table)
+        guest = await self.owner.guests.find(hello.token) if shell is not None else None
+        return shell, guest
+
+    async def _hello_later(self, hello: protocol.Hello) -> None:
+        attempt = 0
+        while True:
+            await asyncio.sleep(RETRY_S[min(attempt, len(RETRY_S) - 1)])
+            attempt += 1
+            try:
+                shell, guest = await self._find(hello)
+                break
+            except LogUnavailable:
+                continue
+        self.waiting = None
+        self.put(json.dumps(protocol.paused_frame(False)))
+        self._join(hello, shell, guest)
+        if self.shell is None:  # refused: nothing more for this socket to wait for
+            self.close()
+
+    def _join(self, hello: protocol.Hello, shell: TableShell | None, guest: Guest | None) -> None:
         if shell is None:
             self.error(Code.UNKNOWN_TABLE, f"no table {hello.table!r}")
             return
-        guest = await self.owner.guests.find(hello.token)
         if hello.token is not None and guest is None:
             self.error(Code.UNAUTHORIZED, "this browser's token is unknown here; sign in again")
             return
+        if guest is not None:
+            if not self.owner.per_guest.add(guest.player):
+                self.error(Code.TOO_MANY, f"at most {self.owner.limits.per_guest} sockets per player at all tables")
+                self.close()
+                return
+            self.guest_key = guest.player
         if guest is not None and not hello.watch:
             key = (shell.id, guest.player)
             if not self.owner.per_player.add(key):
-                self.error(Code.TOO_MANY, f"at most {self.owner.limits.per_player} sockets per player; close a tab")
+                self.error(Code.TOO_MANY, f"at most {self.owner.limits.per_player} sockets per player at a table")
                 self.close()
                 return
             self.player_key = key
         self.shell = shell
         shell.attach(self.conn, self.put)
+        if shell.paused:  # its Join waits until the table can save: say why now
+            self.put(json.dumps(protocol.paused_frame(True)))
         shell.post(Join(self.conn, guest.player if guest else None, guest.nickname if guest else "",
                         hello.last_seq, hello.watch))
 
