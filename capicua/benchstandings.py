@@ -32,7 +32,7 @@ from tqdm import tqdm
 
 from capicua.standings import achievements as ach
 from capicua.standings.levels import level_of, xp_of
-from capicua.standings.ratings import Rating, boards_of, rate_match
+from capicua.standings.ratings import Rating, boards_of, rate_board
 from capicua.standings.results import SeatResult
 from capicua.store import Store, standings
 from capicua.store.models import (
@@ -114,7 +114,7 @@ def seed(store: Store, rows: int, players: int, rng: random.Random, now: datetim
                                      "character": None})
         humans = len(guests)
         for board in boards_of(private, humans):
-            for pid, new in rate_match(seat_rows, ratings[board]).items():
+            for pid, new in rate_board(board, seat_rows, ratings[board]).items():
                 ratings[board][pid] = new
                 row = next(r for r in seat_rows if r.player == pid)
                 buf[RatingHistoryRow].append({"player_id": pid, "board": board, "table_id": table,

@@ -182,9 +182,11 @@ def test_a_private_table_of_two_guests_feeds_the_friends_board_and_a_leaver_lose
     with store.sessions() as s:
         for pid in (ana, beto, cuca):
             assert s.get(RatingRow, (pid, "friends")) is not None
-        beto_rating = s.get(RatingRow, (beto, "neighbours"))
+            # Nobody's rivals were all neighbours: not a match against the neighbours (issue 21).
+            assert s.get(RatingRow, (pid, "neighbours")) is None
+        beto_rating = s.get(RatingRow, (beto, "friends"))
         assert beto_rating is not None and beto_rating.mu < 25.0 and beto_rating.won == 0
-        assert s.get(RatingRow, (ana, "neighbours")).mu < 25.0  # type: ignore[union-attr]
+        assert s.get(RatingRow, (ana, "friends")).mu < 25.0  # type: ignore[union-attr]
     profile = standings.profile(store, beto)
     assert profile is not None and profile["stats"]["won"] == 0 and profile["recent"][0]["won"] is False
     assert profile["level"]["xp"] == 0
@@ -195,7 +197,8 @@ def test_the_profile(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     _play_matches(store, monkeypatch, "t_p", ana, "WLW", 20, {1: "experto", 3: "experto"})
     got = standings.profile(store, ana)
     assert got is not None
-    assert set(got) == {"player", "nickname", "level", "ratings", "stats", "achievements", "recent", "stand_in_matches"}
+    assert set(got) == {"player", "nickname", "level", "ratings", "stats", "achievements", "to_earn", "recent",
+                        "stand_in_matches"}
     assert got["stand_in_matches"] == 0
     assert got["nickname"] == "Ana" and set(got["level"]) == {"number", "name", "name_en", "xp", "level_xp", "next_xp"}
     assert got["level"]["level_xp"] <= got["level"]["xp"] < got["level"]["next_xp"]

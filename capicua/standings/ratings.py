@@ -41,7 +41,7 @@ class Rating:
 
     @property
     def score(self) -> float:
-        """The conservative figure shown and ranked: μ − 3σ."""
+        """The conservative figure ranked: μ − 3σ (shown as :func:`shown_score`)."""
         return self.mu - 3 * self.sigma
 
     @property
@@ -52,15 +52,43 @@ class Rating:
 NEW_RATING = Rating(INITIAL_MU, INITIAL_SIGMA)
 
 
+def shown_score(score: float) -> float:
+    """The score as the pages show it: μ − 3σ, never below 0. A new guest starts at
+    0 (25 − 3 × 25/3) and an early defeat lowers μ faster than it shrinks σ, which
+    would show a beginner a negative score ("−2.1" after one lost match); the
+    ranking keeps the exact figure (docs/ratings.md, "Shown score")."""
+    return max(0.0, score)
+
+
 def bot_rating(level: str | None) -> Rating:
     """A neighbour's fixed rating (a level this table does not know plays as botagorda)."""
     return Rating(BOT_ANCHORS.get(level or "", BOT_ANCHORS["botagorda"]), BOT_SIGMA)
 
 
 def boards_of(private: bool, humans: int) -> tuple[str, ...]:
-    """Which boards a match feeds: every guest's match the neighbours' board, and a
-    private table with at least two guests the friends' board as well."""
+    """Which boards a match may feed: the neighbours' board (for the guests whose
+    rivals were all neighbours: :func:`rate_board`), and a private table with at
+    least two guests the friends' board as well."""
     return BOARDS if private and humans >= 2 else BOARDS[:1]
+
+
+def against_neighbours(row: SeatResult, rows: list[SeatResult]) -> bool:
+    """Whether the match was, for this seat, a match against the neighbours: every
+    rival seat held by a neighbour (a seat a stand-in held from the first move is a
+    neighbour's: its row has no guest)."""
+    rivals = [r for r in rows if r.team != row.team]
+    return bool(rivals) and all(r.player is None for r in rivals)
+
+
+def rate_board(board: str, rows: list[SeatResult], before: dict[str, Rating]) -> dict[str, Rating]:
+    """:func:`rate_match` on one board: "contra los vecinos" rates only the guests
+    whose rivals were all neighbours (a match among friends is not one against the
+    neighbours, whoever sat beside them); "entre amigos" every guest of the match."""
+    after = rate_match(rows, before)
+    if board != "neighbours":
+        return after
+    counted = {r.player for r in rows if r.player is not None and against_neighbours(r, rows)}
+    return {pid: new for pid, new in after.items() if pid in counted}
 
 
 def rate_match(rows: list[SeatResult], before: dict[str, Rating]) -> dict[str, Rating]:
