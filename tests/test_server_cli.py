@@ -7,9 +7,9 @@ from __future__ import annotations
 import base64
 import json
 import os
+import signal
 import socket
 import struct
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from conftest import WSClient, free_port
+from procgroup import spawn, stop_group
 
 from capicua import cli
 from capicua.server import app as server_app
@@ -93,8 +94,7 @@ def process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     log = tmp / "server.log"
     cmd = [sys.executable, "-m", "capicua", "serve", "--port", str(port), "--data-dir", str(data),
            "--bot-delay", "0", "--log-level", "debug"]
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=out, stderr=subprocess.STDOUT)
+    proc = spawn(cmd, log, cwd=tmp, env=env)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60  # a guard against hangs
     while True:
@@ -104,12 +104,11 @@ def process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
         except httpx.HTTPError:
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
+            stop_group(proc, signal.SIGKILL)
             raise RuntimeError("the server did not start:\n" + log.read_text())
         time.sleep(0.05)
     yield {"port": port, "base": base, "data": data, "log": log, "proc": proc}
-    proc.terminate()
-    proc.wait(timeout=30)
+    stop_group(proc)
 
 
 def test_serve_runs_with_its_arguments(process: dict[str, Any]) -> None:

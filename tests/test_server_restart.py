@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from conftest import WSClient, drive, free_port
+from procgroup import spawn, stop_group
 
 from capicua.engine import replay
 from capicua.store import Store
@@ -47,7 +48,7 @@ class ServerProcess:
         env = dict(os.environ, PYTHONPATH=str(ROOT), CAPICUA_BOT_DELAY="0", CAPICUA_RATE_LIMIT="1000000,1")
         cmd = [sys.executable, "-m", "capicua.server.app", "--port", str(self.port), "--database", self.url,
                "--log-level", "warning"]
-        self.proc = subprocess.Popen(cmd, cwd=self.tmp, env=env, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)
+        self.proc = spawn(cmd, self.log, cwd=self.tmp, env=env)
         deadline = time.monotonic() + 60  # a guard against hangs
         while True:
             try:
@@ -60,9 +61,10 @@ class ServerProcess:
             time.sleep(0.05)
 
     def stop(self, sig: int) -> None:
+        """``sig`` to the server (SIGKILL: a crash), then its bot pool is ended too:
+        the next server starts its own, and nothing outlives the test."""
         assert self.proc is not None
-        self.proc.send_signal(sig)
-        self.proc.wait(timeout=30)
+        stop_group(self.proc, sig)
 
 
 def plays_done(c: PatientClient, n: int) -> None:
