@@ -6,8 +6,11 @@ served by ``GET /api/analysis/{table_id}/{match_number}`` (docs/analysis.md).
 the analysis pool (capicua.server.app.analysis_executor: a worker at the lowest
 CPU priority, apart from the neighbours' pool): the record is read and replayed,
 each decision searched, and the result written to the store, all in the worker. Nothing of it runs on the
-event loop, and a table never waits for it. A hand whose analysis failed is
-logged once and left out; the answer for a match then leaves it out too.
+event loop, and a table never waits for it. A hand whose analysis failed (the
+store could not be written, the pool lost a worker) is tried again after
+:data:`RETRY_S` (10 s, 1 min, 5 min), its match still ``pending``; after the last
+try it is logged as given up and left out, and the answer for its match leaves
+it out too.
 
 Only the choices a player made themself are judged: the table log's ``by`` of
 each action tells them from a stand-in's or a time-out's. Only finished hands are
@@ -39,6 +42,9 @@ MAX_MATCH = 10_000  # no table plays this many matches
 # (the analysis shares the bot pool; under load the neighbours come first). It is
 # not lost: the first request for its match finds it missing and queues it then.
 MAX_BACKLOG = 500
+# Seconds before each new try of a hand whose analysis failed: a store fault of up
+# to ~6 minutes loses nothing; a hand that fails every time costs four tries.
+RETRY_S = (10.0, 60.0, 300.0)
 Key = tuple[str, int, int]  # table, match, hand
 
 
@@ -130,8 +136,11 @@ class Analyst:
         self.budget_ms = budget_ms
         self.backlog = backlog
         self.duty = duty
+        self.retry_s = RETRY_S
         self.queued: set[Key] = set()
-        self.failed: set[Key] = set()
+        self.failed: set[Key] = set()  # given up: every try failed
+        self.tries: dict[Key, int] = {}  # failed tries of a hand that will be tried again
+        self._retries: dict[Key, asyncio.TimerHandle] = {}
         self._queue: asyncio.Queue[Key] | None = None
         self._worker: asyncio.Task[None] | None = None
 
@@ -142,7 +151,7 @@ class Analyst:
         self._enqueue((table_id, match_number, hand))
 
     def _enqueue(self, key: Key) -> None:
-        if key in self.queued or key in self.failed or len(self.queued) >= self.backlog:
+        if key in self.queued or key in self.failed or key in self._retries or len(self.queued) >= self.backlog:
             return
         if self._queue is None:
             self._queue = asyncio.Queue()
@@ -158,11 +167,11 @@ class Analyst:
             started = loop.time()
             try:
                 await self._analyse(key)
+                self.tries.pop(key, None)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # one bad hand must not stop the others
-                self.failed.add(key)
-                log.warning("the analysis of table %s match %d hand %d failed: %s: %s", *key, type(exc).__name__, exc)
+                self._failed(key, exc)
             finally:
                 self.queued.discard(key)
             if self.duty < 1.0:
@@ -170,6 +179,24 @@ class Analyst:
                 # worker can analyse, and the worker's reads and writes of the store
                 # would otherwise contend with the tables' appends without a pause.
                 await asyncio.sleep((loop.time() - started) * (1.0 - self.duty) / self.duty)
+
+    def _failed(self, key: Key, exc: Exception) -> None:
+        """Try ``key`` again later, or give it up after the last of :attr:`retry_s`."""
+        tries = self.tries.get(key, 0) + 1
+        why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        if tries > len(self.retry_s):
+            self.tries.pop(key, None)
+            self.failed.add(key)
+            log.warning("the analysis of table %s match %d hand %d failed %d times (%s); given up", *key, tries, why)
+            return
+        self.tries[key] = tries
+        wait = self.retry_s[tries - 1]
+        log.warning("the analysis of table %s match %d hand %d failed (%s); tried again in %g s", *key, why, wait)
+        self._retries[key] = asyncio.get_running_loop().call_later(wait, self._retry, key)
+
+    def _retry(self, key: Key) -> None:
+        del self._retries[key]
+        self._enqueue(key)
 
     async def _analyse(self, key: Key) -> None:
         # The whole hand is one job of the analysis pool: reading the record and the
@@ -179,6 +206,9 @@ class Analyst:
         await loop.run_in_executor(self.executor, analyse_stored_hand, self.store.url, key, self.budget_ms)
 
     async def close(self) -> None:
+        for handle in self._retries.values():
+            handle.cancel()
+        self._retries.clear()
         if self._worker is not None:
             self._worker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
