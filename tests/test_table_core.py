@@ -173,8 +173,11 @@ def four_humans(**kw: Any) -> Sim:
 def test_presence_is_logged_and_everyone_sees_it() -> None:
     sim = four_humans()
     assert sim.core.match.phase in ("play", "redeal_question")
-    out = sim.leave(12)
-    assert out.entries[0] == {"op": "presence", "seat": 2, "online": False, "at": sim.now}
+    left = sim.now
+    assert sim.leave(12).entries == []  # a flicker is not logged: only a lasting absence
+    sim.advance(5_000)  # CoreConfig.presence_debounce_ms
+    out = sim.outcomes[-1]
+    assert out.entries[0] == {"op": "presence", "seat": 2, "online": False, "since": left, "at": sim.now}
     table = [f for a, f in out.frames if a == ALL and f["type"] == "table"][-1]["table"]
     assert table["seats"][2]["connected"] is False
     assert any(k.startswith("grace:2:") for k in sim.timers)
@@ -238,7 +241,7 @@ def test_turn_timer_runs_out_and_the_stand_in_plays_as_timeout() -> None:
     seat = m.turn
     assert seat is not None
     deadline = sim.core.table_state()["deadline"]
-    assert deadline == {"seat": seat, "at": sim.now + 15_000, "ms": 15_000}
+    assert deadline == {"for": "turn", "seat": seat, "at": sim.now + 15_000, "ms": 15_000, "left": 15_000}
     sim.advance(14_999)
     assert not sim.asks
     sim.advance(1)
@@ -272,7 +275,7 @@ def test_lobby_sit_move_fill_configure_start() -> None:
     sim.join(2, "p_b", "Beto")
     assert sim.core.watchers == 1
     out = sim.intent(2, protocol.Sit(None))
-    assert [e["op"] for e in out.entries] == ["sit", "watchers", "presence"]
+    assert [e["op"] for e in out.entries] == ["sit", "presence"]  # the watchers' count is not logged
     assert sim.core.seats[1].name == "Beto" and sim.core.seats[1].character  # with a stand-in
     refused(sim, 2, protocol.FillSeat(2, "medio"), Code.NOT_HOST)
     sim.intent(1, protocol.MoveSeat(1, 2))
@@ -316,8 +319,8 @@ def test_rematch_starts_a_new_match_with_the_same_seats() -> None:
         sim.intent(1, protocol.NextHand(sim.core.seq))
     assert sim.core.status == "finished"
     seed1 = sim.core.match.seed
-    out = sim.intent(1, protocol.Rematch())
-    assert [e["op"] for e in out.entries] == ["rematch", "start_hand"]
+    out = sim.intent(1, protocol.Rematch())  # the one player here is ready: it starts at once
+    assert [e["op"] for e in out.entries] == ["ready", "rematch", "start_hand"]
     assert sim.core.match_number == 2 and sim.core.match.seed != seed1
     assert [s.name for s in sim.core.seats] == ["Ana", "Cuca", "Pancho", "Yoli"]
 
@@ -350,7 +353,20 @@ def test_spectators_see_no_tile_before_the_hand_is_over() -> None:
 
 
 def audience_frames(frames: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
-    return [(a, f) for a, f in frames if not a.startswith("conn:")]
+    """The frames a replay rebuilds: all but each socket's own, with the table frames
+    as they read without the count of watchers (live only: not logged), repeats dropped."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    last_table = None
+    for a, f in frames:
+        if a.startswith("conn:"):
+            continue
+        if f["type"] == "table":
+            f = {**f, "table": {**f["table"], "watchers": 0}}
+            if f == last_table:
+                continue
+            last_table = f
+        out.append((a, f))
+    return out
 
 
 def test_replaying_the_log_rebuilds_the_table_and_every_frame() -> None:
@@ -367,13 +383,14 @@ def test_replaying_the_log_rebuilds_the_table_and_every_frame() -> None:
         sim.advance(31_000)  # someone's turn runs out
         sim.answer_bots()
     core, frames = TableCore.from_log(copy.deepcopy(sim.log))
-    assert core.summary() == {**sim.core.summary()}
+    assert core.summary() == {**sim.core.summary(), "watchers": 0}  # who watches is live, not logged
     assert [core.view(s) for s in range(4)] == [sim.core.view(s) for s in range(4)]
     assert core.view(None) == sim.core.view(None)
     assert core.recent_events() == sim.core.recent_events()
-    assert frames == audience_frames(sim.frames)
-    assert {e["op"] for e in sim.log} >= {"open", "presence", "watchers", "start_hand", "action", "say", "timer",
-                                          "controller"}
+    assert audience_frames(frames) == audience_frames(sim.frames)
+    assert any(a == PUBLIC for a, _ in frames)  # the spectators' frames, as they were sent
+    assert {e["op"] for e in sim.log} >= {"open", "presence", "start_hand", "action", "say", "timer", "controller"}
+    assert "watchers" not in {e["op"] for e in sim.log}
 
 
 def test_after_a_reload_a_client_gets_the_missed_events_not_a_sync() -> None:

@@ -36,6 +36,7 @@ from capicua.engine.rules import Rules
 from capicua.server import phrases, protocol
 from capicua.server.ports import Projection
 from capicua.server.protocol import Code, ProtocolError
+from capicua.server.rematch import RematchCheck, rematch_check
 from capicua.server.seating import BOT, EMPTY, HUMAN, STAND_IN, STAND_IN_LEVEL, Seat
 from capicua.server.tablelog import match_seed
 
@@ -46,6 +47,9 @@ PHRASE_LIMIT = (3, 10_000)  # phrases per socket per ms window
 TIMEOUT = "timeout"  # a move the stand-in made because the player's turn ran out (the log's ``by``)
 AUTO = "auto"  # who made a pass or a draw: nobody, they are automatic
 AUTOMATIC = ("pass", "draw")
+GAME_OPS = ("start_hand", "action")  # the entries that send events (and a spectators' frame while watched)
+RESUME_MIN_MS = 5_000  # after a reload, a running deadline keeps at least this long (its player reconnects)
+HANDOVER_FACTOR = 2  # with a turn timer of N s, the wait between hands is 2N s
 
 
 def seat_audience(seat: int) -> str:
@@ -164,10 +168,17 @@ class _Conn:
 
 @dataclass(frozen=True, slots=True)
 class CoreConfig:
-    """Settings of the running server, not of the table (not logged)."""
+    """Settings of the running server, not of the table (not logged: the entries a
+    table makes with them replay the same under any other settings)."""
 
     auto_next_ms: int = 1500  # a table of neighbours only deals the next hand after this
     stand_in_level: str = STAND_IN_LEVEL
+    max_watchers: int = 64  # sockets watching one table; the next hello gets too_many
+    # A seat whose last socket closed and that comes back within this long was never
+    # gone: nothing is logged (a flicker of the network, a reload of the page).
+    presence_debounce_ms: int = 5_000
+    # A change of the watchers' count alone is told to the table at most this often.
+    watchers_note_ms: int = 1_000
 
 
 class TableCore:
@@ -197,13 +208,23 @@ class TableCore:
         # The last events as JSON text: a thousand tables' recent events kept as dicts
         # were most of the objects the garbage collector walked; text is not walked.
         self.history: deque[tuple[int, str]] = deque(maxlen=HISTORY)
-        self.watchers = 0
-        self.ready: set[int] = set()
-        self.turn_since = int(open_entry.get("at", 0))
+        # Watchers of a log written before they left it (its ``watchers`` entries): only
+        # to replay that log's spectators' frames and talk as they were. 0 for newer logs.
+        self._logged_watchers = 0
+        self.ready: set[int] = set()  # seats that said "Siguiente mano" (or, after the match, "Otra partida")
+        self.left_to_stand_in: set[int] = set()  # after the match: gone seats the host left to their stand-in
+        self.turn_since = int(open_entry.get("at", 0))  # when the wait for the present turn (or hand) began
+        self._resume_floor = 0  # no deadline ends before this (the last reload's time + RESUME_MIN_MS)
+        self._clock = self.turn_since  # the time of the command (or entry) being handled
         self.created_at = self.updated_at = int(open_entry.get("at", 0))
         self.timed_out: tuple[int, int] | None = None  # (seat, seq) whose turn ran out
         self.conns: dict[int, _Conn] = {}
+        # Seats whose last socket closed at that time, not logged until they stay away
+        # for CoreConfig.presence_debounce_ms (live state, like the sockets).
+        self._leaving: dict[int, int] = {}
         self._last_table: tuple[Any, ...] = ()  # what the last table state sent showed
+        self._table_told_at = 0  # when the last table frame was sent
+        self._note_at: int | None = None  # when a table frame tells a new count of watchers
         # Effect bookkeeping (what the shell was asked to do; rebuilt after a load).
         self._timers: dict[str, int] = {}
         self._asked: str | None = None
@@ -230,8 +251,9 @@ class TableCore:
 
     # ------------------------------------------------------------ reading
 
-    def table_state(self) -> dict[str, Any]:
-        """The table around the match, as every client sees it (``table`` frames)."""
+    def table_state(self, now: int | None = None) -> dict[str, Any]:
+        """The table around the match, as every client sees it (``table`` frames);
+        a deadline's ``left`` counted at ``now`` (default: the command being handled)."""
         host_seat = next((s.seat for s in self.seats if s.player is not None and s.player == self.host), None)
         return {
             "id": self.id,
@@ -244,14 +266,15 @@ class TableCore:
             "watchers": self.watchers,
             "settings": {"grace": self.grace, "turn_timer": self.turn_timer},
             "match_number": self.match_number,
-            "deadline": self._deadline(),
+            "deadline": self._deadline(self._clock if now is None else now),
+            "rematch": self._rematch_check().public() if self.status == "finished" else None,
         }
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self, now: int | None = None) -> dict[str, Any]:
         """The table state plus the match's public facts (``GET /api/tables/{id}``)."""
         m = self.match
         return {
-            **self.table_state(),
+            **self.table_state(now),
             "phase": m.phase,
             "hand_number": len(m.hands),
             "scores": list(m.scores),
@@ -278,12 +301,35 @@ class TableCore:
     def view(self, seat: int | None) -> dict[str, Any]:
         return self.match.view(seat)
 
-    def _deadline(self) -> dict[str, Any] | None:
-        key_at = self._turn_deadline()
-        if key_at is None:
+    @property
+    def watchers(self) -> int:
+        """Sockets watching now: live, never logged (a replay has none)."""
+        return sum(1 for c in self.conns.values() if c.seat is None)
+
+    def _deadline(self, now: int) -> dict[str, Any] | None:
+        """TABLE's ``deadline``: what runs on the clock, until when (``at``), how long
+        it runs in all (``ms``) and how long it had left at ``now`` (``left``)."""
+        turn = self._turn_deadline()
+        if turn is not None:
+            seat, at = turn
+            return {"for": "turn", "seat": seat, "at": at, "ms": self.turn_timer * 1000, "left": max(0, at - now)}
+        handover = self._handover_deadline()
+        if handover is not None:
+            return {"for": "next_hand", "seat": None, "at": handover, "ms": self._handover_ms(),
+                    "left": max(0, handover - now)}
+        return None
+
+    def _handover_ms(self) -> int:
+        return HANDOVER_FACTOR * self.turn_timer * 1000
+
+    def _handover_deadline(self) -> int | None:
+        """With a turn timer, when the next hand is dealt even if a player never said
+        "Siguiente mano" (a tab left open must not stall the others)."""
+        if self.turn_timer <= 0 or self.status != "playing" or self.match.phase != "hand_over":
             return None
-        seat, at = key_at
-        return {"seat": seat, "at": at, "ms": self.turn_timer * 1000}
+        if not self.human_seats():
+            return None  # a table of neighbours only goes on by itself (the ``next`` timer)
+        return max(self.turn_since + self._handover_ms(), self._resume_floor)
 
     def _turn_deadline(self) -> tuple[int, int] | None:
         m = self.match
@@ -295,13 +341,14 @@ class TableCore:
         s = self.seats[seat]
         if not s.is_human or s.controller != HUMAN or self.timed_out == (seat, self.seq):
             return None
-        return seat, self.turn_since + self.turn_timer * 1000
+        return seat, max(self.turn_since + self.turn_timer * 1000, self._resume_floor)
 
     # ------------------------------------------------------------ commands
 
     def handle(self, cmd: Command, now: int) -> Outcome:
         """What ``cmd`` changes, as entries, frames and effects (see the module doc)."""
         out = Outcome()
+        self._clock = now
         try:
             if isinstance(cmd, Join):
                 self._join(cmd, now, out)
@@ -321,6 +368,7 @@ class TableCore:
                 if self.log_seq > 1:
                     self._commit(out, {"op": "reopen"}, now)
                 self._maybe_first_hand(out, now)
+            self._maybe_rematch(out, now)  # whatever made everyone agree (a "yes", a decision, someone leaving)
         except ProtocolError as exc:
             conn = getattr(cmd, "conn", None)
             if out.entries:  # refusals happen before any change
@@ -348,19 +396,14 @@ class TableCore:
         return Projection(self.status, list(self.match.scores), self.match_number, record, seats)
 
     def _commit(self, out: Outcome, entry: dict[str, Any], now: int) -> None:
-        entry["at"] = now
-        self._apply(entry, out.frames)
-        out.entries.append(entry)
+        self._commit_into(out.frames, out, entry, now)
 
     def _player_levels(self, cmd: PlayerLevels, out: Outcome) -> None:
         for seat, player, level in cmd.levels:
             s = self.seats[seat] if 0 <= seat < len(self.seats) else None
             if s is not None and s.is_human and s.player == player:
                 s.player_level = dict(level)
-        key = self._table_key()
-        if key != self._last_table:
-            self._last_table = key
-            out.frames.append((ALL, protocol.table_frame(self.seq, self.table_state())))
+        self._table_changed(out.frames)
 
     # -- joining and leaving
 
@@ -368,11 +411,14 @@ class TableCore:
         if cmd.conn in self.conns:
             raise ProtocolError(Code.MALFORMED, "this socket already said hello")
         seat = None if cmd.watch else self.seat_of(cmd.player)
+        if seat is None and self.watchers >= self.config.max_watchers:
+            raise ProtocolError(Code.TOO_MANY, f"at most {self.config.max_watchers} watch one table")
         self.conns[cmd.conn] = _Conn(seat, cmd.player, cmd.name, cmd.watch)
         first: list[tuple[str, dict[str, Any]]] = []
         if seat is None:
-            self._commit_into(first, out, {"op": "watchers", "n": self.watchers + 1}, now)
+            self._note_watchers(now, first)
         else:
+            self._leaving.pop(seat, None)  # back within the debounce window: it never left
             s = self.seats[seat]
             if not s.online:
                 self._commit_into(first, out, {"op": "presence", "seat": seat, "online": True}, now)
@@ -387,6 +433,11 @@ class TableCore:
         self, frames: list[tuple[str, dict[str, Any]]], out: Outcome, entry: dict[str, Any], now: int
     ) -> None:
         entry["at"] = now
+        if entry["op"] in GAME_OPS and self.watchers:
+            # Who watches is not logged (it is not the game's state), but whether anyone
+            # did when events were sent is: the spectators' frame and the neighbours'
+            # talk of that change replay as they were.
+            entry["watched"] = True
         self._apply(entry, frames)
         out.entries.append(entry)
 
@@ -407,9 +458,25 @@ class TableCore:
         if conn is None:
             return
         if conn.seat is None:
-            self._commit(out, {"op": "watchers", "n": max(0, self.watchers - 1)}, now)
-        elif self.conns_of(conn.seat) == 0:
-            self._commit(out, {"op": "presence", "seat": conn.seat, "online": False}, now)
+            self._note_watchers(now, out.frames)
+        elif self.conns_of(conn.seat) == 0 and self.seats[conn.seat].online:
+            # Logged (and shown) only if it lasts: see _effects and the ``away`` timer.
+            self._leaving[conn.seat] = now
+
+    def _note_watchers(self, now: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
+        """The count of watchers changed: a table frame says so now, or at most once per
+        CoreConfig.watchers_note_ms (the ``note`` timer): a flood of hellos is not a
+        flood of frames to the players."""
+        if now - self._table_told_at >= self.config.watchers_note_ms:
+            self._table_changed(frames)
+
+    def _table_changed(self, frames: list[tuple[str, dict[str, Any]]]) -> None:
+        """A ``table`` frame to everyone when anything TABLE shows changed since the last one."""
+        key = self._table_key()
+        if key != self._last_table:
+            self._last_table = key
+            self._table_told_at = self._clock
+            frames.append((ALL, protocol.table_frame(self.seq, self.table_state())))
 
     def _maybe_first_hand(self, out: Outcome, now: int) -> None:
         """A table against the neighbours deals its first hand once every player is here."""
@@ -437,8 +504,14 @@ class TableCore:
             self._game_intent(conn, intent, now, out)
         elif isinstance(intent, protocol.Say):
             self._say(conn, intent, now, out)
+        elif isinstance(intent, protocol.DealNow):
+            self._deal_now(conn, intent, now, out)
         elif isinstance(intent, protocol.Rematch):
             self._rematch(conn, now, out)
+        elif isinstance(intent, (protocol.StandIn, protocol.ToLobby)) or (
+            isinstance(intent, protocol.FillSeat) and self.status == "finished"
+        ):
+            self._after_match(conn, intent, now, out)
         elif isinstance(intent, (protocol.Sit, protocol.Stand)):
             self._sit_or_stand(cmd.conn, conn, intent, now, out)
         elif isinstance(
@@ -481,9 +554,24 @@ class TableCore:
 
     def _maybe_next_hand(self, out: Outcome, now: int) -> None:
         """The next hand is dealt when every player who plays their seat is ready."""
+        if self.status != "playing" or self.match.phase != "hand_over":
+            return
         waiting = [s.seat for s in self.seats if s.is_human and s.online and s.controller == HUMAN]
         if waiting and set(waiting) <= self.ready:
             self._commit(out, {"op": "start_hand", "present": self.online_humans()}, now)
+
+    def _deal_now(self, conn: _Conn, intent: protocol.DealNow, now: int, out: Outcome) -> None:
+        """The host of a private table deals the next hand without waiting for every
+        "Siguiente mano" (a friend's tab left open must not stall the others)."""
+        if self.host is None or conn.player != self.host:
+            raise ProtocolError(Code.NOT_HOST, "only the host of a private table deals without waiting")
+        if self.status == "lobby":
+            raise ProtocolError(Code.BAD_PHASE, "the match has not started yet")
+        self._check_current(intent.seq)
+        if self.match.phase != "hand_over":
+            msg = "the match is over" if self.match.phase == "match_over" else "the hand is not over"
+            raise ProtocolError(Code.BAD_PHASE, msg)
+        self._commit(out, {"op": "start_hand", "present": self.online_humans(), "by": "host"}, now)
 
     def _say(self, conn: _Conn, intent: protocol.Say, now: int, out: Outcome) -> None:
         seat = self._player_seat(conn)
@@ -499,11 +587,64 @@ class TableCore:
         self._commit(out, {"op": "say", "seat": seat, "phrase": intent.phrase}, now)
 
     def _rematch(self, conn: _Conn, now: int, out: Outcome) -> None:
-        self._player_seat(conn)
+        """"Otra partida": this seat is ready (the match starts in :meth:`_maybe_rematch`)."""
+        seat = self._player_seat(conn)
         if self.status != "finished":
             raise ProtocolError(Code.BAD_PHASE, "the match is not over")
+        if seat not in self.ready:  # else another tab of the player said it already
+            self._commit(out, {"op": "ready", "seat": seat}, now)
+
+    def _rematch_check(self) -> RematchCheck:
+        return rematch_check(self.seats, self.ready, self.left_to_stand_in, self.host)
+
+    def _maybe_rematch(self, out: Outcome, now: int) -> None:
+        """The next match starts once every player here said "Otra partida" and every
+        gone player's seat was decided on (:mod:`capicua.server.rematch`). A seat left
+        to its stand-in is the stand-in's from the first move (no grace to wait out)."""
+        check = self._rematch_check()
+        if self.status != "finished" or not check.agreed:
+            return
         self._commit(out, {"op": "rematch"}, now)
+        for seat in check.stand_in:
+            if self.seats[seat].controller == HUMAN:
+                self._commit(out, {"op": "controller", "seat": seat, "to": STAND_IN}, now)
         self._commit(out, {"op": "start_hand", "present": self.online_humans()}, now)
+
+    def _after_match(
+        self, conn: _Conn, intent: protocol.StandIn | protocol.ToLobby | protocol.FillSeat, now: int, out: Outcome
+    ) -> None:
+        """After the match, what becomes of a gone player's seat (left to its stand-in, or
+        a neighbour sits there), or the host takes the table back to its lobby."""
+        seat = self._player_seat(conn)
+        if self.status != "finished":
+            raise ProtocolError(Code.BAD_PHASE, "only once the match is over")
+        if isinstance(intent, protocol.ToLobby):
+            if self.host is None or conn.player != self.host:
+                raise ProtocolError(Code.NOT_HOST, "only the host takes the table back to its lobby")
+            self._commit(out, {"op": "rematch", "lobby": True}, now)
+            return
+        if seat not in self._rematch_check().deciders:
+            raise ProtocolError(Code.NOT_HOST, "the host decides (anyone here, while the host is gone)")
+        if intent.seat >= len(self.seats):
+            raise ProtocolError(Code.MALFORMED, f"seats are 0 to {len(self.seats) - 1}")
+        target = self.seats[intent.seat]
+        if not target.is_human:
+            raise ProtocolError(Code.SEAT_TAKEN, "a neighbour plays that seat")
+        if target.online:
+            raise ProtocolError(Code.SEAT_TAKEN, "that seat's player is here")
+        if isinstance(intent, protocol.StandIn):
+            if intent.seat in self.left_to_stand_in:
+                raise ProtocolError(Code.NO_CHANGE, "that seat is left to its stand-in already")
+            self._commit(out, {"op": "stand_in", "seat": intent.seat}, now)
+            return
+        if intent.level not in bots.LEVELS:
+            raise ProtocolError(Code.MALFORMED, f"level is one of {', '.join(bots.LEVELS)}")
+        if target.player is not None and target.player == self.host:
+            raise ProtocolError(Code.NOT_HOST, "the host keeps a seat")
+        ch = self._pick_characters([intent.level])[0]
+        self._commit(
+            out, {"op": "fill", "seat": intent.seat, "level": intent.level, "character": ch.id, "name": ch.name}, now
+        )
 
     def _sit_or_stand(
         self, conn_id: int, conn: _Conn, intent: protocol.Sit | protocol.Stand, now: int, out: Outcome
@@ -549,9 +690,6 @@ class TableCore:
             if want != c.seat:
                 c.seat = want
                 moved.append(cid)
-        watchers = sum(1 for c in self.conns.values() if c.seat is None)
-        if watchers != self.watchers:
-            self._commit(out, {"op": "watchers", "n": watchers}, now)
         for s in self.seats:
             online = self.conns_of(s.seat) > 0
             if s.is_human and online != s.online:
@@ -565,6 +703,7 @@ class TableCore:
             told.append((conn_audience(cid), protocol.welcome_frame(seat, self.table_state())))
             told.append((conn_audience(cid), protocol.sync_frame(self.seq, self.match.view(seat))))
         out.frames[at:at] = told
+        self._table_changed(out.frames)  # the watchers' count, when no entry showed it yet
 
     def _host_intent(self, conn: _Conn, intent: protocol.Intent, now: int, out: Outcome) -> None:
         if self.host is None or conn.player != self.host:
@@ -587,7 +726,9 @@ class TableCore:
             raise ProtocolError(Code.MALFORMED, f"seats are 0 to {n - 1}")
         if isinstance(intent, protocol.MoveSeat):
             if intent.seat == intent.to:
-                return
+                raise ProtocolError(Code.NO_CHANGE, "a seat moves to another seat")
+            if self.seats[intent.seat].kind == EMPTY and self.seats[intent.to].kind == EMPTY:
+                raise ProtocolError(Code.NO_CHANGE, "both seats are empty")
             self._commit(out, {"op": "move", "seat": intent.seat, "to": intent.to}, now)
             self._reseat(out, now)
         elif isinstance(intent, protocol.FillSeat):
@@ -604,7 +745,7 @@ class TableCore:
         else:
             target = self.seats[intent.seat]
             if target.kind == EMPTY:
-                return
+                raise ProtocolError(Code.NO_CHANGE, "that seat is empty already")
             if target.player is not None and target.player == self.host:
                 raise ProtocolError(Code.NOT_HOST, "the host keeps a seat")
             self._commit(out, {"op": "clear", "seat": intent.seat}, now)
@@ -644,6 +785,21 @@ class TableCore:
             if s.is_human and not s.online and s.offline_since == since and s.controller == HUMAN:
                 self._commit(out, {"op": "timer", "name": "grace", "seat": seat}, now)
                 self._commit(out, {"op": "controller", "seat": seat, "to": STAND_IN}, now)
+                self._maybe_next_hand(out, now)  # the others need not wait for a stand-in's "ready"
+        elif name == "away":
+            seat, since = (int(x) for x in rest.split(":"))
+            s = self.seats[seat]
+            if self._leaving.get(seat) == since and s.is_human and s.online and self.conns_of(seat) == 0:
+                del self._leaving[seat]
+                # ``since``: when the last socket closed; the grace window counts from then.
+                self._commit(out, {"op": "presence", "seat": seat, "online": False, "since": since}, now)
+                self._maybe_next_hand(out, now)
+        elif name == "deal":
+            if int(rest) == self.seq and self._handover_deadline() is not None:
+                self._commit(out, {"op": "timer", "name": "next_hand"}, now)
+                self._commit(out, {"op": "start_hand", "present": self.online_humans()}, now)
+        elif name == "note":
+            self._table_changed(out.frames)
         elif name == "turn":
             seq, seat = (int(x) for x in rest.split(":"))
             if seq == self.seq and self.match.turn == seat and self._turn_deadline() is not None:
@@ -665,6 +821,17 @@ class TableCore:
                 wanted[f"turn:{self.seq}:{deadline[0]}"] = deadline[1]
             if m.phase == "hand_over" and not self.human_seats():
                 wanted[f"next:{self.seq}"] = self.turn_since + self.config.auto_next_ms
+            handover = self._handover_deadline()
+            if handover is not None:
+                wanted[f"deal:{self.seq}"] = handover
+        for seat, since in list(self._leaving.items()):
+            s = self.seats[seat]
+            if s.is_human and s.online and self.conns_of(seat) == 0:
+                wanted[f"away:{seat}:{since}"] = since + self.config.presence_debounce_ms
+            else:
+                del self._leaving[seat]  # back, or the seat changed hands in the lobby
+        if self._table_key() != self._last_table:  # only the watchers' count: told by the ``note`` timer
+            wanted[f"note:{self._table_told_at}"] = self._table_told_at + self.config.watchers_note_ms
         for key in [k for k in self._timers if k not in wanted]:
             del self._timers[key]
             out.effects.append(CancelTimer(key))
@@ -712,13 +879,11 @@ class TableCore:
         handler = _APPLY.get(op) if isinstance(op, str) else None
         if handler is None:
             raise ValueError(f"unknown table log entry {entry!r}")
+        self._clock = at
         handler(self, entry, at, frames)
         self.log_seq += 1
         self.updated_at = max(self.updated_at, at)
-        key = self._table_key()
-        if key != self._last_table:
-            self._last_table = key
-            frames.append((ALL, protocol.table_frame(self.seq, self.table_state())))
+        self._table_changed(frames)
 
     def _table_key(self) -> tuple[Any, ...]:
         """Everything :meth:`table_state` shows, compared after every entry (cheaper
@@ -727,24 +892,30 @@ class TableCore:
             (s.kind, s.name, s.player, s.level, s.character, s.online, s.controller, (s.player_level or {}).get("number"))
             for s in self.seats
         )
-        return (self.status, self.watchers, self.grace, self.turn_timer, self.match_number, self._turn_deadline(), seats)
+        rematch = (tuple(sorted(self.ready)), tuple(sorted(self.left_to_stand_in))) if self.status == "finished" else None
+        return (self.status, self.watchers, self.grace, self.turn_timer, self.match_number, self._turn_deadline(), seats,
+                rematch)
 
     def _apply_presence(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
         s = self.seats[e["seat"]]
         s.online = bool(e["online"])
-        s.offline_since = None if s.online else at
+        s.offline_since = None if s.online else int(e.get("since", at))
 
     def _apply_watchers(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        self.watchers = int(e["n"])
+        # Logs written before the watchers left the log (nothing writes this entry now).
+        self._logged_watchers = int(e["n"])
 
     def _apply_reopen(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
         for s in self.seats:
             if s.is_human and s.online:
                 s.online = False
                 s.offline_since = at
-        self.watchers = 0
-        self.turn_since = at  # nobody's turn ran while the table was away
+        self._logged_watchers = 0
+        # The deadlines stand as the log set them (the time left goes on running), but
+        # one that ran out while the table was away leaves its player a moment to reconnect.
+        self._resume_floor = at + RESUME_MIN_MS
         self.conns.clear()
+        self._leaving.clear()
 
     def _apply_sit(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
         self.seats[e["seat"]] = Seat(
@@ -764,6 +935,8 @@ class TableCore:
 
     def _apply_fill(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
         self.seats[e["seat"]] = Seat(e["seat"], BOT, e["name"], level=e["level"], character=e["character"])
+        self.ready.discard(e["seat"])  # after a match: a gone player's seat, a neighbour's now
+        self.left_to_stand_in.discard(e["seat"])
 
     def _apply_configure(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
         self.grace = int(e["grace"])
@@ -775,13 +948,18 @@ class TableCore:
     def _apply_start_hand(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
         events = self.match.start_hand(frozenset(e.get("present") or ()))
         self.ready.clear()
-        self._game_events(events, at, frames)
+        self._game_events(events, at, frames, self._was_watched(e))
 
     def _apply_action(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
         action = parse_action(e["action"], self.rules.max_pip)
         seat = int(e["seat"])
         events = self.match.apply(seat, action)
-        self._game_events([self._attributed(ev, e["by"], seat) for ev in events], at, frames)
+        self._game_events([self._attributed(ev, e["by"], seat) for ev in events], at, frames, self._was_watched(e))
+
+    def _was_watched(self, e: dict[str, Any]) -> bool:
+        """Whether anyone watched when the entry's events were sent (its ``watched``;
+        in a log of before, its ``watchers`` entries)."""
+        return bool(e.get("watched")) or self._logged_watchers > 0
 
     def _attributed(self, ev: dict[str, Any], by: str, seat: int) -> dict[str, Any]:
         """A play with who made it: the log's ``by`` for its action, and the neighbour's
@@ -808,17 +986,28 @@ class TableCore:
             self.timed_out = (int(e["seat"]), self.seq)
 
     def _apply_controller(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        self.seats[e["seat"]].controller = e["to"]
+        seat = int(e["seat"])
+        self.seats[seat].controller = e["to"]
+        if e["to"] == HUMAN and self.match.turn == seat and self.match.phase in ("play", "redeal_question"):
+            self.turn_since = at  # a player back on their own turn gets the whole of it
+
+    def _apply_stand_in(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
+        self.left_to_stand_in.add(int(e["seat"]))
 
     def _apply_rematch(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
+        """The next match: played at once, or (``lobby``) waiting in the lobby for its host."""
         self.match_number += 1
         self.match = Match(self.rules, match_seed(self.secret, self.match_number))
-        self.status = "playing"
+        self.status = "lobby" if e.get("lobby") else "playing"
         self.ready.clear()
+        self.left_to_stand_in.clear()
         self.timed_out = None
 
-    def _game_events(self, events: list[dict[str, Any]], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        """Number the events of one change and send them, with each audience's view."""
+    def _game_events(
+        self, events: list[dict[str, Any]], at: int, frames: list[tuple[str, dict[str, Any]]], watched: bool
+    ) -> None:
+        """Number the events of one change and send them, with each audience's view
+        (the spectators' only when ``watched``: someone watched as they were sent)."""
         self.turn_since = at
         self.timed_out = None
         if not events:
@@ -835,14 +1024,14 @@ class TableCore:
             self.status = "finished"
         for seat in self.online_humans():
             frames.append((seat_audience(seat), protocol.batch_frame(numbered, self.match.view(seat))))
-        if self.watchers:
+        if watched:
             frames.append((PUBLIC, protocol.batch_frame(numbered, self.match.view(None))))
-        self._talk(events, frames)
+        self._talk(events, frames, watched)
 
-    def _talk(self, events: list[dict[str, Any]], frames: list[tuple[str, dict[str, Any]]]) -> None:
+    def _talk(self, events: list[dict[str, Any]], frames: list[tuple[str, dict[str, Any]]], watched: bool) -> None:
         """The neighbours comment on what just happened (not on every event)."""
         rng = random.Random(f"capicua/talk/{self.secret}/{self.seq}")
-        for line in neighbours.table_talk(rng, self.rules, self.seats, events, self.watchers):
+        for line in neighbours.table_talk(rng, self.rules, self.seats, events, 1 if watched else 0):
             frames.append(
                 (ALL, protocol.said_frame(self.seq, line["seat"], line["moment"], line["es"], line["en"],
                                           "neighbour", line["name"]))
@@ -898,4 +1087,5 @@ _APPLY: dict[str, Any] = {
     "timer": TableCore._apply_timer,
     "controller": TableCore._apply_controller,
     "rematch": TableCore._apply_rematch,
+    "stand_in": TableCore._apply_stand_in,
 }

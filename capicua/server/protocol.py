@@ -30,7 +30,7 @@ class Code(StrEnum):
     UNAUTHORIZED = "unauthorized"  # no hello yet, an unknown token, a seat that is not yours
     UNKNOWN_TABLE = "unknown_table"
     TIMEOUT = "timeout"  # no hello in time: the socket closes
-    TOO_MANY = "too_many"  # too many sockets for this seat or this client: the socket closes
+    TOO_MANY = "too_many"  # too many sockets for this seat, this client or watching this table: the socket closes
     ILLEGAL = "illegal"  # the move breaks a rule
     OUT_OF_TURN = "out_of_turn"
     BAD_PHASE = "bad_phase"  # e.g. next_hand while the hand is played
@@ -40,6 +40,7 @@ class Code(StrEnum):
     TABLE_FULL = "table_full"
     SEAT_TAKEN = "seat_taken"
     STARTED = "started"  # the match has started: the lobby is closed
+    NO_CHANGE = "no_change"  # a command that would change nothing (clear an empty seat, move a seat to itself)
     PAUSED = "paused"  # the table cannot save right now; nothing changed, try again
     INTERNAL = "internal"  # a server fault stopped the table: the socket closes (reload)
 
@@ -86,6 +87,14 @@ class Redeal:
 
 @dataclass(frozen=True, slots=True)
 class NextHand:
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class DealNow:
+    """Host of a private table, after a hand: deal the next one without waiting for
+    every player's "Siguiente mano"."""
+
     seq: int
 
 
@@ -146,12 +155,27 @@ class Start:
 
 @dataclass(frozen=True, slots=True)
 class Rematch:
-    """After the match: "Otra partida", a new match at the same table with the same seats."""
+    """After the match: "Otra partida", this player is ready for a new match at the same
+    table with the same seats; it starts once every player here is (see :mod:`capicua.server.rematch`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StandIn:
+    """After the match, host: the gone player of ``seat`` is left to their stand-in, who
+    plays the next match for them from its first move."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ToLobby:
+    """After the match, host of a private table: back to the lobby (seats can change;
+    the host starts the next match)."""
 
 
 Intent = (
-    Hello | Ping | Play | Redeal | NextHand | Say | Sit | Stand | MoveSeat | FillSeat | ClearSeat
-    | Configure | Start | Rematch
+    Hello | Ping | Play | Redeal | NextHand | DealNow | Say | Sit | Stand | MoveSeat | FillSeat | ClearSeat
+    | Configure | Start | Rematch | StandIn | ToLobby
 )
 GameIntent = Play | Redeal | NextHand
 GRACE_CHOICES = (10, 30, 60, 120)
@@ -229,6 +253,7 @@ _PARSERS: dict[str, Any] = {
     "play": _play,
     "redeal": _redeal,
     "next_hand": lambda f: NextHand(_seq(f)),
+    "deal_now": lambda f: DealNow(_seq(f)),
     "say": lambda f: Say(_short_str(f, "phrase")),
     "sit": _sit,
     "stand": lambda f: Stand(),
@@ -238,6 +263,8 @@ _PARSERS: dict[str, Any] = {
     "configure": lambda f: Configure(_choice(f, "grace", GRACE_CHOICES), _choice(f, "turn_timer", TURN_TIMER_CHOICES)),
     "start": lambda f: Start(),
     "rematch": lambda f: Rematch(),
+    "stand_in": lambda f: StandIn(_seat(f)),
+    "to_lobby": lambda f: ToLobby(),
 }
 INTENT_TYPES = tuple(_PARSERS)
 

@@ -6,8 +6,11 @@ secret, from which every match seed and every neighbour's choice derive);
 then, in any order the table made them:
 
 ==============  ============================================================
-``presence``    ``seat``, ``online``: a player's first socket came or last went
-``watchers``    ``n``: how many watch
+``presence``    ``seat``, ``online`` (and ``since`` when false: when the last
+                socket closed): a player's first socket came, or the last one went
+                and stayed away past the debounce window (a flicker is not logged)
+``watchers``    ``n``: how many watched (logs of before: no longer written, read
+                only to replay their spectators' frames and talk)
 ``reopen``      the table was loaded again (a restart, or after it was idle):
                 every socket of before is gone
 ``sit``         ``seat``, ``player``, ``name``, ``character``, ``level``: a
@@ -19,14 +22,29 @@ then, in any order the table made them:
 ``configure``   ``grace``, ``turn_timer``: the host's settings (seconds)
 ``start``       the host started the match (the lobby closes)
 ``start_hand``  ``present``: the next hand is dealt; the seats connected then
+                (``by``: ``host`` when the host dealt it without waiting)
 ``action``      ``seat``, ``action``, ``by``: a play or a redeal answer by a
                 ``human``, a ``bot``, a ``stand_in`` or on ``timeout``
-``ready``       ``seat``: the player wants the next hand
+``timer``       ``name`` (``grace`` | ``turn`` with ``seat``, or ``next_hand``): a
+                timer ran out
+``ready``       ``seat``: the player wants the next hand (after a match:
+                said "Otra partida")
 ``say``         ``seat``, ``phrase``: a player said a table phrase
-``timer``       ``name`` (``grace`` | ``turn``), ``seat``: a timer ran out
 ``controller``  ``seat``, ``to`` (``human`` | ``stand_in``): who plays a seat
-``rematch``     "Otra partida": a new match at the same table and seats
+``stand_in``    ``seat``: after a match, the host left a gone player's seat to
+                its stand-in for the next match
+``rematch``     a new match at the same table and seats: "Otra partida" agreed
+                by everyone here (``start_hand`` follows), or ``lobby``: true,
+                the host took the table back to its lobby
 ==============  ============================================================
+
+``start_hand`` and ``action`` carry ``"watched": true`` when someone watched as
+their events were sent. Who watches is not logged: it is not the game's state,
+and a stranger's hellos must not grow someone else's table.
+
+Deadlines are not entries: each follows from the time of the entry that began
+the wait (a turn, a hand's end) and the settings, so a reload resumes them with
+the time they had left (``reopen``: never less than a few seconds).
 
 Replaying the log through :class:`capicua.server.core.TableCore` rebuilds
 the table exactly, and the frames it sent. Logs written before this format
@@ -42,7 +60,7 @@ from typing import Any
 LOG_FORMAT = "capicua-table-log/1"
 OPS = (
     "open", "presence", "watchers", "reopen", "sit", "stand", "move", "fill", "clear", "configure",
-    "start", "start_hand", "action", "ready", "say", "timer", "controller", "rematch",
+    "start", "start_hand", "action", "ready", "say", "timer", "controller", "rematch", "stand_in",
 )
 ACTORS = ("human", "bot", "stand_in", "timeout")
 DEFAULT_GRACE = 30
