@@ -32,6 +32,7 @@ from capicua.server.core import (
     CancelTimer,
     Command,
     FromConn,
+    Join,
     Leave,
     Outcome,
     PlayerLevels,
@@ -91,6 +92,7 @@ class TableShell:
         self._timers: dict[str, TimerHandle] = {}
         self._bot_tasks: set[TimerHandle] = set()  # bots asked, not answered yet
         self._subs: dict[int, tuple[str | None, Subscription | None, Callable[[str], None]]] = {}
+        self._closers: dict[int, Callable[[], None]] = {}  # how to close each socket the table refuses
         # Told (table, match number, hand number) once a hand of a table with players
         # has ended and is stored: the experto's analysis (capicua.server.analysis_http).
         self.on_hand_end: Callable[[str, int, int], None] | None = None
@@ -107,10 +109,13 @@ class TableShell:
         if not self.stopped:
             self.inbox.put_nowait(cmd)
 
-    def attach(self, conn: int, sink: Callable[[str], None]) -> None:
-        """Let socket ``conn`` receive its own frames (before its hello is handled)."""
+    def attach(self, conn: int, sink: Callable[[str], None], close: Callable[[], None] | None = None) -> None:
+        """Let socket ``conn`` receive its own frames (before its hello is handled);
+        ``close`` closes the socket when the table refuses its hello (``too_many``)."""
         sub = self.bus.subscribe(self.id, (conn_audience(conn),), sink)
         self._subs[conn] = (None, sub, sink)
+        if close is not None:
+            self._closers[conn] = close
         self.idle_since = None
 
     def conns(self) -> int:
@@ -156,6 +161,7 @@ class TableShell:
             return False
         self._route(cmd)
         self._publish(out)
+        self._drop_refused(cmd)
         await self._announce_honours(out)
         self._run_effects(out)
         self._tell_hand_end()
@@ -191,11 +197,7 @@ class TableShell:
     def _route(self, cmd: Command) -> None:
         """Subscribe each socket to its audience (its seat's, or the spectators')."""
         if isinstance(cmd, Leave):
-            entry = self._subs.pop(cmd.conn, None)
-            if entry is not None and entry[1] is not None:
-                entry[1].close()
-            if not self._subs:
-                self.idle_since = self.clock.now_ms()
+            self._detach(cmd.conn)
             return
         for conn, (audience, sub, sink) in list(self._subs.items()):
             state = self.core.conns.get(conn)
@@ -207,6 +209,23 @@ class TableShell:
                     sub.close()
                 new = self.bus.subscribe(self.id, (conn_audience(conn), want), sink)
                 self._subs[conn] = (want, new, sink)
+
+    def _detach(self, conn: int) -> None:
+        entry = self._subs.pop(conn, None)
+        self._closers.pop(conn, None)
+        if entry is not None and entry[1] is not None:
+            entry[1].close()
+        if not self._subs:
+            self.idle_since = self.clock.now_ms()
+
+    def _drop_refused(self, cmd: Command) -> None:
+        """A hello the table refused (its error is sent): the socket leaves the table and closes."""
+        if not isinstance(cmd, Join) or cmd.conn in self.core.conns or cmd.conn not in self._subs:
+            return
+        close = self._closers.get(cmd.conn)
+        self._detach(cmd.conn)
+        if close is not None:
+            close()
 
     def _publish(self, out: Outcome) -> None:
         for audience, frame in out.frames:

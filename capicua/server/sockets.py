@@ -227,7 +227,7 @@ class _Session:
                 return
             self.player_key = key
         self.shell = shell
-        shell.attach(self.conn, self.put)
+        shell.attach(self.conn, self.put, self.close)
         if shell.paused:  # its Join waits until the table can save: say why now
             self.put(json.dumps(protocol.paused_frame(True)))
         shell.post(Join(self.conn, guest.player if guest else None, guest.nickname if guest else "",

@@ -5,7 +5,8 @@ A table is in memory only while someone uses it. One nobody is connected to
 for ``idle_ms`` (and that does not play on by itself) is stopped and dropped;
 the next hello (or any lookup that needs it live) loads it again from its log,
 exactly as it was. Nothing is rebuilt at startup: a restarted server loads each
-table when its first player comes back.
+table when its first player comes back. A load reads the log and replays it in
+worker threads: one long log never stalls the other tables.
 """
 
 from __future__ import annotations
@@ -104,10 +105,10 @@ class Tables:
         fut: asyncio.Future[TableShell | None] = asyncio.get_running_loop().create_future()
         self._loading[table_id] = fut
         try:
-            entries = await self.log.load(table_id)
+            entries = await self.log.load(table_id)  # read in the log's own threads
             shell = None
             if entries is not None:
-                core, _ = TableCore.from_log(entries, self.config)
+                core = await asyncio.to_thread(self._replay, entries)
                 shell = self._run(core, len(entries))
             fut.set_result(shell)
             return shell
@@ -118,11 +119,16 @@ class Tables:
         finally:
             del self._loading[table_id]
 
+    def _replay(self, entries: list[dict[str, Any]]) -> TableCore:
+        """The table its log describes (in a worker thread: a long log takes a while)."""
+        core, _ = TableCore.from_log(entries, self.config)
+        return core
+
     async def summary(self, table_id: str) -> dict[str, Any] | None:
         """The public summary, from memory or from the store's row (never loading the table)."""
         shell = self.shells.get(table_id)
         if shell is not None:
-            return shell.core.summary()
+            return shell.core.summary(self.clock.now_ms())
         info = await self.log.info(table_id)
         if info is None:
             return None
