@@ -16,6 +16,39 @@ from typing import Any
 import pytest
 
 RECV_TIMEOUT = 20.0  # a guard against hangs, not a timed assertion
+BROWSER_LOCALE = "es-ES"
+
+
+def _speak_spanish_by_default() -> None:
+    """The page starts in the browser's language when the player has not chosen one
+    (an English browser in English), and headless Chromium says en-US: the tests'
+    browser contexts say es-ES unless a test asks for another ``locale``."""
+    try:
+        from playwright.async_api import Browser as AsyncBrowser
+        from playwright.sync_api import Browser
+    except ImportError:  # no browser tests here
+        return
+    for name in ("new_context", "new_page"):
+        plain = getattr(Browser, name)
+        if getattr(plain, "_spanish", False):
+            continue
+
+        def sync_call(self: Any, *args: Any, _plain: Any = plain, **kwargs: Any) -> Any:
+            kwargs.setdefault("locale", BROWSER_LOCALE)
+            return _plain(self, *args, **kwargs)
+
+        asynchronous = getattr(AsyncBrowser, name)
+
+        async def async_call(self: Any, *args: Any, _plain: Any = asynchronous, **kwargs: Any) -> Any:
+            kwargs.setdefault("locale", BROWSER_LOCALE)
+            return await _plain(self, *args, **kwargs)
+
+        sync_call._spanish = async_call._spanish = True  # type: ignore[attr-defined]
+        setattr(Browser, name, sync_call)
+        setattr(AsyncBrowser, name, async_call)
+
+
+_speak_spanish_by_default()
 
 
 def free_port() -> int:

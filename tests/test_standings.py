@@ -130,7 +130,9 @@ def test_boards() -> None:
 
 
 def test_the_level_curve() -> None:
-    assert LEVELS[0].name == "Mirón" and level_of(0) == LEVELS[0]
+    # A seated newcomer is not a mirón (the table's word for a spectator): issue 21.
+    assert LEVELS[0].name == "Recién llegado" and level_of(0) == LEVELS[0]
+    assert not any("mir" in lv.name.lower() or "onlooker" in lv.name_en.lower() for lv in LEVELS)
     assert [level_of(level_xp(n)).number for n in range(len(LEVELS))] == list(range(len(LEVELS)))
     assert level_of(level_xp(3) - 1).number == 2
     assert next_xp(LEVELS[-1]) is None and next_xp(LEVELS[0]) == level_xp(1)

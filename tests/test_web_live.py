@@ -371,7 +371,7 @@ def test_a_spectator_sees_the_public_view_hears_the_phrases_and_never_a_hidden_t
             c.send({"type": "say", "phrase": "hola"})
             bubble = w.page.locator('[data-testid="chat-bubble"][data-by="player"]')
             bubble.wait_for(timeout=WAIT_MS)
-            assert bubble.inner_text().startswith("Ana: ¡Buenas, caballeros!")
+            assert bubble.inner_text().startswith("Ana: ¡Buenas, mi gente!")
             assert "Evening, everyone!" in bubble.inner_text()
             # The public view: a mark, seat 0 at the bottom, no hand, and no word. It says once that he watches.
             assert w.page.locator('[data-testid="watching"]').inner_text() == "Estás mirando — los mirones son de palo."

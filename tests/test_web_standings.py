@@ -280,7 +280,7 @@ def test_a_table_tells_every_seat_the_guests_level_and_its_rise(live_server: Any
     c = srv.client()
     c.hello(t["table_id"], t["token"])
     first = c.until(lambda f: f["type"] == "table" and f["table"]["seats"][0].get("player_level") is not None)
-    assert first["table"]["seats"][0]["player_level"] == {"number": 0, "name": "Mirón", "name_en": "Onlooker"}
+    assert first["table"]["seats"][0]["player_level"] == {"number": 0, "name": "Recién llegado", "name_en": "Newcomer"}
     assert all("player_level" not in s for s in first["table"]["seats"][1:])  # neighbours have their own level
     drive(c, lambda f: _has_event(f, "match_end"))
     risen = c.until(lambda f: f["type"] == "table" and (f["table"]["seats"][0]["player_level"] or {}).get("number") == 1)
@@ -305,7 +305,7 @@ def test_after_a_match_against_the_neighbours_i_see_my_level_my_place_and_open_i
     ctx, page = open_page(browser, f"{srv.base}/t/{t['table_id']}", token=t["token"], clock=True)
     try:
         page.wait_for_selector('.seat[data-seat="0"] [data-testid="seat-level"]', timeout=WAIT_MS)
-        assert page.inner_text('.seat[data-seat="0"] [data-testid="seat-level"]') == "nivel Mirón"
+        assert page.inner_text('.seat[data-seat="0"] [data-testid="seat-level"]') == "nivel Recién llegado"
         c = srv.client()  # my other socket plays my seat; the page follows the same seat
         c.hello(t["table_id"], t["token"])
         drive(c, lambda f: f["type"] == "honours")

@@ -421,7 +421,7 @@ def test_events_announce_and_pass_banner(browser, base_url):
         v3["ends"][0] = {"end": "left", "value": 3, "double": False}
         v3["last"], v3["turn"] = {"seat": 2, "tile": [6, 3], "end": "left"}, 3
         push(page, events_frame(20, [{"kind": "play", "seat": 2, "tile": [6, 3], "end": "left"}], v3))
-        page.wait_for_function("document.getElementById('announcer').textContent.includes('Cuca juega el 6-3 por la izquierda')")
+        page.wait_for_function("document.getElementById('announcer').textContent.includes('Cuca juega el 6-3 al doble 6')")  # the end by its number
         assert page.errors == []
     finally:
         ctx.close()
@@ -886,7 +886,7 @@ def test_spanish_strings_agree(browser, base_url):
         page.wait_for_function("document.querySelector('.result-points').textContent === 'Puntos para Sur–Norte: 63'", timeout=3000)
     finally:
         ctx.close()
-    # One against one: the viewer's own points read "Te anotas", plays "por arriba".
+    # One against one: the viewer's own points read "Te anotas"; a play names its end's number ("al doble 6").
     rules = dict(RULES, preset="mano-a-mano", max_pip=6, players=2, partnership=False, drawing=True)
     v = base_view(rules=rules, phase="hand_over", turn=None, teams=[0, 1], counts=[0, 2], scores=[21, 12], hand=[],
                   result={"kind": "domino", "seat": 0, "team": 0, "points": 9, "capicua": False, "pip_totals": [0, 9],
@@ -901,7 +901,7 @@ def test_spanish_strings_agree(browser, base_url):
                           center=[6, 6], arms={"up": [[6, 3]]}, ends=[{"end": "up", "value": 3, "double": False}],
                           last={"seat": 2, "tile": [6, 3], "end": "up"})
         push(page, events_frame(18, [{"kind": "play", "seat": 2, "tile": [6, 3], "end": "up"}], cross))
-        page.wait_for_function("document.getElementById('announcer').textContent.includes('juega el 6-3 por arriba')", timeout=3000)
+        page.wait_for_function("document.getElementById('announcer').textContent.includes('juega el 6-3 al doble 6')", timeout=3000)
         assert page.errors == []
     finally:
         ctx.close()

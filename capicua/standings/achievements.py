@@ -60,7 +60,7 @@ CATALOGUE = (
                 "Gana una partida sin que los rivales se anoten un tanto.", "Win a match with the rivals still on zero.",
                 lambda r, rows, t: r.pollona),
     Achievement("viajera", "Viajera", "Viajera",
-                "Pollona de una sola mano: los cien tantos de un viaje.",
+                "Pollona de una sola mano: todos los tantos del partido de un viaje.",
                 "A pollona in one single hand: the whole target in one go.",
                 "Da una pollona de una sola mano.", "Give a pollona in one single hand.",
                 lambda r, rows, t: r.viajera),

@@ -1,5 +1,8 @@
 """Experience and levels: points for every hand and match played (more for
-winning) and a curve of Cuban level names, from the onlooker upward."""
+winning) and a curve of Cuban level names, from the newcomer upward.
+
+A level is its number; its name is only display text. The first is not "Mirón":
+a mirón is the table's word for a spectator, and a level is a seated player's."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from .results import SeatResult
 
 XP_HAND = 5
 XP_HAND_WON = 5  # on top of XP_HAND
-XP_MATCH = 50  # so that a first match, even lost, makes an onlooker a fledgling
+XP_MATCH = 50  # so that a first match, even lost, makes a newcomer a fledgling
 XP_MATCH_WON = 50  # on top of XP_MATCH
 XP_PER_LEVEL = 50  # level n from 50·n²·(n+1)/2 experience on: 50, 300, 900, 2000, …
 
@@ -22,7 +25,7 @@ class Level:
 
 
 LEVELS = (
-    Level(0, "Mirón", "Onlooker"),
+    Level(0, "Recién llegado", "Newcomer"),
     Level(1, "Pichón", "Fledgling"),
     Level(2, "Aprendiz", "Apprentice"),
     Level(3, "Jugador de portal", "Porch player"),

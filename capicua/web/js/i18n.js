@@ -138,6 +138,7 @@ export const STRINGS = {
     'seat.tiles': '{n} fichas',
     'seat.tile1': '1 ficha',
     'seat.pips': '{n} puntos',
+    'seat.pips.one': '1 punto',
     'seat.yourturn': '¡Te toca!',
     'seat.turn': 'le toca',
     'seat.disconnected': 'sin conexión',
@@ -163,11 +164,6 @@ export const STRINGS = {
     'talk.unavailable': 'No se pudieron cargar las frases. Prueba otra vez.',
     'wind.0': 'Sur', 'wind.1': 'Este', 'wind.2': 'Norte', 'wind.3': 'Oeste', 'wind.4': 'Silla 5',
 
-    'by.left': 'por la izquierda',
-    'by.right': 'por la derecha',
-    'by.up': 'por arriba',
-    'by.down': 'por abajo',
-    'by.arm': 'por la línea del doble {n}',
     'choose.title': '¿Por dónde la pegas?',
     'choose.end': 'al {value}',
     'choose.end.double': 'al doble {value}',
@@ -177,6 +173,7 @@ export const STRINGS = {
     'board.empty.you': 'Tienes la salida: juega cualquier ficha.',
     'board.empty.other': 'La salida es de {name}.',
     'board.label': 'La mesa: {n} fichas jugadas',
+    'board.label.one': 'La mesa: 1 ficha jugada',
     'hand.label': 'Tu data',
     'hand.empty': 'No te quedan fichas.',
     'sleeping': 'Las dormidas: {n}',
@@ -205,6 +202,7 @@ export const STRINGS = {
     'say.hand_start': 'Mano {n}: se dio agua. La salida es de {name}.',
     'say.hand_start.me': 'Mano {n}: se dio agua. Tienes la salida.',
     'say.hand_end': 'Mano para {team}: {points} puntos.',
+    'say.hand_end.one': 'Mano para {team}: 1 punto.',
     'say.hand_end.me': 'Ganas la mano y te anotas {points}.',
     'say.hand_end.us': 'Ganamos la mano: nos anotamos {points}.',
     'say.hand_end.them': 'Ellos ganan la mano y se anotan {points}.',
@@ -407,6 +405,18 @@ export const STRINGS = {
     'notice.finished': 'Este partido ya se acabó: estás mirando cómo quedó.',
     'notice.watch': 'Mirar',
     'btn.rematch': 'Otra partida',
+    'rematch.count': 'Otra partida · {ready}/{of} listos',
+    'rematch.when': 'La otra partida empieza cuando estén todos listos.',
+    'rematch.waiting': 'Estás listo. Esperando a {names}…',
+    'rematch.waiting.decision': 'Estás listo. Falta que {host} decida qué hacer con la silla de {names}.',
+    'rematch.gone': '{name} se fue de la mesa.',
+    'rematch.decides': '{host} decide qué hacer con su silla.',
+    'rematch.decides.someone': 'Quien abrió la mesa decide qué hacer con su silla.',
+    'rematch.stand_in': 'Que un vecino juegue por {name}',
+    'rematch.stand_in.set': 'Un vecino juega por {name}: esta partida no le cuenta.',
+    'rematch.fill': 'Darle la silla a un vecino',
+    'rematch.to_lobby': 'Volver a armar la mesa',
+    'rematch.and': ' y ',
 
     'chat.subtitle': 'subtítulo',
   },
@@ -541,6 +551,7 @@ export const STRINGS = {
     'seat.tiles': '{n} tiles',
     'seat.tile1': '1 tile',
     'seat.pips': '{n} pips',
+    'seat.pips.one': '1 pip',
     'seat.yourturn': 'Your turn!',
     'seat.turn': 'to play',
     'seat.disconnected': 'offline',
@@ -566,11 +577,6 @@ export const STRINGS = {
     'talk.unavailable': 'The phrases could not be loaded. Try again.',
     'wind.0': 'South', 'wind.1': 'East', 'wind.2': 'North', 'wind.3': 'West', 'wind.4': 'Seat 5',
 
-    'by.left': 'on the left',
-    'by.right': 'on the right',
-    'by.up': 'on top',
-    'by.down': 'at the bottom',
-    'by.arm': 'on the double-{n} line',
     'choose.title': 'Which end?',
     'choose.end': 'on the {value}',
     'choose.end.double': 'on the double {value}',
@@ -580,6 +586,7 @@ export const STRINGS = {
     'board.empty.you': 'You lead: play any tile.',
     'board.empty.other': '{name} leads.',
     'board.label': 'The table: {n} tiles played',
+    'board.label.one': 'The table: 1 tile played',
     'hand.label': 'Your tiles',
     'hand.empty': 'No tiles left.',
     'sleeping': 'Sleeping tiles: {n}',
@@ -608,6 +615,7 @@ export const STRINGS = {
     'say.hand_start': 'Hand {n}: tiles shuffled. {name} leads.',
     'say.hand_start.me': 'Hand {n}: tiles shuffled. You lead.',
     'say.hand_end': 'Hand to {team}: {points} points.',
+    'say.hand_end.one': 'Hand to {team}: 1 point.',
     'say.hand_end.me': 'You win the hand and score {points}.',
     'say.hand_end.us': 'We win the hand and score {points}.',
     'say.hand_end.them': 'They win the hand and score {points}.',
@@ -809,7 +817,19 @@ export const STRINGS = {
     'notice.started': 'This match has already started and you have no seat at this table: you are watching.',
     'notice.finished': 'This match is over: you are watching how it ended.',
     'notice.watch': 'Watch',
-    'btn.rematch': 'Another match',
+    'btn.rematch': 'Rematch',
+    'rematch.count': 'Rematch · {ready}/{of} ready',
+    'rematch.when': 'The next match starts when everyone is ready.',
+    'rematch.waiting': 'You are ready. Waiting for {names}…',
+    'rematch.waiting.decision': 'You are ready. {host} decides what becomes of {names}’s seat.',
+    'rematch.gone': '{name} has left the table.',
+    'rematch.decides': '{host} decides what becomes of the seat.',
+    'rematch.decides.someone': 'Whoever opened the table decides what becomes of the seat.',
+    'rematch.stand_in': 'Let a neighbour play for {name}',
+    'rematch.stand_in.set': 'A neighbour plays for {name}: this match does not count for them.',
+    'rematch.fill': 'Give the seat to a neighbour',
+    'rematch.to_lobby': 'Back to the lobby',
+    'rematch.and': ' and ',
 
     'chat.subtitle': 'subtitle',
   },
@@ -820,6 +840,19 @@ export function getLang() {
     const v = localStorage.getItem(LANG_KEY);
     if (v === 'es' || v === 'en') return v;
   } catch (_) { /* private mode */ }
+  return browserLang();
+}
+
+/**
+ * The language of a player who has not chosen one: the browser's first
+ * preference between ours (an English browser starts in English), else Spanish.
+ */
+function browserLang() {
+  const prefs = (navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || '']);
+  for (const p of prefs) {
+    const base = String(p || '').toLowerCase().split('-')[0];
+    if (base === 'es' || base === 'en') return base;
+  }
   return 'es';
 }
 
@@ -891,9 +924,19 @@ Object.assign(STRINGS.es, {
   'replay.proof.none': 'Esta mano no tiene reparto que verificar.',
   'replay.proof.verify': 'Verificarlo en su página',
   'replay.points': '{n} puntos',
+  'replay.points1': '1 punto',
   'replay.match_end': 'Se acabó la partida: {a} a {b}.',
-  'replay.expert': 'el experto hubiera jugado {move} (−{n} puntos)',
+  'replay.expert': 'el experto hubiera jugado el {move} (−{points})',
   'replay.precision': 'Precisión de {name}: {n} %',
+  'replay.precision.title': '100 %: siempre la jugada del experto; 0 %: siempre la peor.',
+  'replay.precision.explain': 'De lo que las decisiones de {name} podían cambiar, conservó el {n} %.',
+  'replay.precision.none': '{name} no tuvo nada que decidir en esta mano: cada jugada suya era la única.',
+  'replay.stake': 'Lo que se jugaba en esas decisiones: {stake}; se dejó ir {lost}.',
+  'replay.see': 'Verlo en la mesa',
+  'replay.ghost.label': 'Lo que hubiera jugado el experto: el {move}',
+  'replay.coach.choosing': 'Le toca a {name}. El experto jugaría el {move}: la ficha clara en la mesa.',
+  'replay.coach.choosing.open': 'Le toca salir a {name}. El experto saldría con el {move}.',
+  'replay.coach.played': '{name} jugó el {played}; el experto hubiera jugado el {move} (−{points}).',
   'replay.analysis.loading': 'Buscando el análisis del experto…',
   'replay.analysis.pending': 'El experto todavía está analizando esta partida. Vuelve dentro de un rato.',
   'replay.analysis.none': 'Esta partida no tiene análisis del experto.',
@@ -929,9 +972,19 @@ Object.assign(STRINGS.en, {
   'replay.proof.none': 'This hand has no deal to verify.',
   'replay.proof.verify': 'Verify it on its own page',
   'replay.points': '{n} points',
+  'replay.points1': '1 point',
   'replay.match_end': 'The match is over: {a} to {b}.',
-  'replay.expert': 'the experto would have played {move} (−{n} points)',
+  'replay.expert': 'the experto would have played {move} (−{points})',
   'replay.precision': '{name}’s precision: {n} %',
+  'replay.precision.title': '100 %: always the experto’s move; 0 %: always the worst one.',
+  'replay.precision.explain': 'Of what {name}’s choices could change, {n} % was kept.',
+  'replay.precision.none': '{name} had nothing to decide in this hand: every move was the only one.',
+  'replay.stake': 'At stake in those choices: {stake}; given up: {lost}.',
+  'replay.see': 'See it on the board',
+  'replay.ghost.label': 'What the experto would have played: {move}',
+  'replay.coach.choosing': '{name} to play. The experto would play {move}: the pale tile on the board.',
+  'replay.coach.choosing.open': '{name} to lead. The experto would lead with {move}.',
+  'replay.coach.played': '{name} played {played}; the experto would have played {move} (−{points}).',
   'replay.analysis.loading': 'Looking for the experto’s analysis…',
   'replay.analysis.pending': 'The experto is still analysing this match. Come back in a while.',
   'replay.analysis.none': 'This match has no analysis by the experto.',
@@ -1008,6 +1061,8 @@ Object.assign(STRINGS.es, {
   'pf.achievements': 'Logros',
   'pf.achievements.none': 'Todavía ningún logro.',
   'pf.recent': 'Últimas partidas',
+  'pf.stand_ins1': 'Un vecino jugó por {name} una partida desde el principio: no cuenta aquí.',
+  'pf.stand_ins': 'Un vecino jugó por {name} {n} partidas desde el principio: no cuentan aquí.',
   'pf.recent.none': 'Todavía no ha terminado ninguna partida.',
   'pf.match.won': 'Ganó',
   'pf.match.lost': 'Perdió',
@@ -1081,6 +1136,8 @@ Object.assign(STRINGS.en, {
   'pf.achievements': 'Achievements',
   'pf.achievements.none': 'No achievement yet.',
   'pf.recent': 'Recent matches',
+  'pf.stand_ins1': 'A neighbour played one match for {name} from the start: it is not counted here.',
+  'pf.stand_ins': 'A neighbour played {n} matches for {name} from the start: they are not counted here.',
   'pf.recent.none': 'No match finished yet.',
   'pf.match.won': 'Won',
   'pf.match.lost': 'Lost',

@@ -6,7 +6,7 @@
 
 import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
 import { tileSvg, tileKey, sameTile, svg } from './tiles.js';
-import { renderBoard, armDouble } from './board.js';
+import { renderBoard } from './board.js';
 import * as travel from './travel.js';
 import { loadNeighbours, neighbour, avatarSvg } from './neighbours.js';
 import * as sound from './sound.js';
@@ -15,6 +15,7 @@ import { readToken, forgetToken, readNickname, signIn, rememberTable } from './g
 import * as countdown from './countdown.js';
 import { createTalk } from './talk.js';
 import { $, h } from './dom.js';
+import { renderRematch } from './rematch.js';
 
 /** Replace an element's children, skipping null/undefined/false. */
 function fill(el, ...kids) {
@@ -28,7 +29,7 @@ const watchOnly = new URLSearchParams(location.search).get('mirar') === '1';
 const S = {
   tableId: pageTableId,
   watch: watchOnly, // this page only watches: its hello says so, and no notice explains it
-  replay: null, // {match}: the frames are a finished match's, every hand face up (replay.js)
+  replay: null, // {match, ghosts()}: the frames are a finished match's, every hand face up (replay.js)
   honours: null, // the last honours frame (a level-up, achievements), shown until closed or the next match
   token: readToken(), // this browser's one token (guest.js); null until it signs in
   seat: null, // the seat this socket plays as the last welcome said (null: watching)
@@ -114,6 +115,12 @@ function seatLevel(seat) {
   return lv ? (has(`levelshort.${lv}`) ? t(`levelshort.${lv}`) : lv) : '';
 }
 const levelName = (level) => (lang() === 'en' && level.name_en ? level.name_en : level.name);
+/** The score columns in the order shown: the viewer's own side first ("Nosotros", whatever the seat), then the others. */
+function teamOrder() {
+  const cols = (V().scores || []).map((_, i) => i);
+  const mine = isPlayer() ? myTeam() : null;
+  return mine === null || mine === undefined || !cols.includes(mine) ? cols : [mine, ...cols.filter((c) => c !== mine)];
+}
 function teamLabel(team) {
   if (!partnership()) return seatName(team);
   if (!isPlayer()) return team === 0 ? t('team.ns') : t('team.ew');
@@ -134,11 +141,34 @@ function viewerWon(winner) {
   if (!isPlayer() || winner === null || winner === undefined) return null;
   return winner === myTeam();
 }
-/** "por la izquierda", "por arriba", "por la línea del doble 6": the end with its preposition. */
-function endPhrase(end) {
-  if (end === 'left' || end === 'right' || end === 'up' || end === 'down') return t(`by.${end}`);
-  const m = /^arm(\d+)$/.exec(end || '');
-  return m ? t('by.arm', { n: armDouble(V(), end) ?? '?' }) : String(end);
+/**
+ * The open end a play went on, as it showed before the tile: {value, double}
+ * ("al 5", "al doble 6": what players say, never left or right). Read from the
+ * line the tile now lies in (each tile is kept as [inner, outer]: inner is the
+ * number it matched); the tile before it on that line, or the line's start (the
+ * centre tile, or the double a cross line grows from), says whether it was a double.
+ */
+function endBefore(ev) {
+  const v = V();
+  const line = (v.arms || {})[ev.end] || [];
+  const key = tileKey(ev.tile || [0, 0]);
+  const i = line.findIndex((tl) => tileKey(tl) === key);
+  if (i < 0) return null;
+  const below = i > 0 ? line[i - 1] : null;
+  const centre = v.center || [];
+  const double = below ? below[0] === below[1] : /^arm\d+$/.test(ev.end) || (centre.length === 2 && centre[0] === centre[1]);
+  return { value: line[i][0], double };
+}
+
+/** A play's end in words, fixed when the play is shown: "al 5", "al doble 6" (the language may change later). */
+function endWords(ev) {
+  const e = endBefore(ev);
+  if (!e) return () => endChoiceLabel(ev.end); // not on the board any more: the end as it shows now
+  return () => t(e.double ? 'choose.end.double' : 'choose.end', { value: e.value });
+}
+/** "12 puntos", "1 punto": the pips left in a hand. */
+function pipsText(n) {
+  return n === 1 ? t('seat.pips.one') : t('seat.pips', { n });
 }
 function tileName(tile) {
   return tile[0] === tile[1] ? t('tile.double', { a: tile[0] }) : t('tile.name', { a: tile[0], b: tile[1] });
@@ -351,7 +381,7 @@ function renderSeats() {
     const count = counts[s] ?? 0;
     const countText = count === 1 ? t('seat.tile1') : t('seat.tiles', { n: count });
     const lvl = seatLevel(s); // my own seat is a guest's: my level in the standings
-    const pip = pips && pips[s] !== undefined && pips[s] !== null ? t('seat.pips', { n: pips[s] }) : '';
+    const pip = pips && pips[s] !== undefined && pips[s] !== null ? pipsText(pips[s]) : '';
     const passed = (v.passed_on && v.passed_on[s]) || [];
     const info = seatInfo(s);
     const avatar = avatarSvg(seatCharacter(s), seatName(s), { human: seatIsHuman(s), look: typeof info.avatar === 'object' ? info.avatar : null });
@@ -440,8 +470,8 @@ function renderScores() {
   const box = $('scores');
   const scores = v.scores || [];
   const target = v.rules && v.rules.target;
-  const parts = scores.map((pts, i) => h('span', { class: `score${partnership() && isPlayer() && i === myTeam() ? ' score--us' : ''}`, 'data-team': i },
-    h('span', { class: 'score-name', text: teamLabel(i) }), h('b', { class: 'score-pts', text: String(pts) })));
+  const parts = teamOrder().map((i) => h('span', { class: `score${partnership() && isPlayer() && i === myTeam() ? ' score--us' : ''}`, 'data-team': i },
+    h('span', { class: 'score-name', text: teamLabel(i) }), h('b', { class: 'score-pts', text: String(scores[i]) })));
   fill(box, ...parts, target ? h('span', { class: 'score-target', text: t('scores.to', { target }) }) : null, watchersChip('watchers'));
   // A phone's header has no room left: there the status line under the board says it.
   let line = $('watchers-line');
@@ -537,7 +567,7 @@ function renderBoardArea() {
   const played = (v.center ? 1 : 0) + Object.values(v.arms || {}).reduce((a, arm) => a + arm.length, 0);
   const ends = (v.ends || []).map((e) => endNumber(e)).join(', ');
   const sv = board.querySelector('svg');
-  if (sv) sv.setAttribute('aria-label', `${t('board.label', { n: played })}${ends ? `. ${t('ends.label')}: ${ends}` : ''}`);
+  if (sv) sv.setAttribute('aria-label', `${t(played === 1 ? 'board.label.one' : 'board.label', { n: played })}${ends ? `. ${t('ends.label')}: ${ends}` : ''}`);
   const empty = $('board-empty');
   if (!v.center && v.phase === 'play') {
     empty.hidden = false;
@@ -553,6 +583,7 @@ function endNumber(e) {
 
 /** The ghosts on the board: the chosen tile at each end it fits (while choosing, or dragging it). */
 function ghostsShown() {
+  if (S.replay) return S.replay.ghosts ? S.replay.ghosts() : []; // the experto's move, where replay.js shows it
   const options = S.pending ? S.pending.options : drag && drag.active ? drag.options : [];
   return options.filter((o) => o.end !== null && o.end !== undefined).map((o) => ({ end: o.end, tile: o.tile, label: endChoiceLabel(o.end) }));
 }
@@ -915,7 +946,7 @@ function pollito() {
 function renderSheet() {
   const v = V();
   const sheet = v.sheet || [];
-  const cols = (v.scores || []).map((_, i) => i);
+  const cols = teamOrder();
   const box = $('sheet');
   const target = v.rules && v.rules.target;
   const head = h('tr', {}, h('th', { scope: 'col', text: t('libreta.hand') }), ...cols.map((c) => h('th', { scope: 'col', class: partnership() && isPlayer() && c === myTeam() ? 'us' : '', text: teamLabel(c) })));
@@ -962,7 +993,7 @@ function renderResult() {
     hands.push(h('li', { class: `rh${r.seat === s ? ' rh--winner' : ''}`, 'data-seat': s },
       h('span', { class: 'rh-name', text: seatName(s) }),
       h('span', { class: 'rh-tiles' }, ...tiles.map((tl) => tileSvg(tl[0], tl[1], { horizontal: true }))),
-      total !== null && total !== undefined ? h('span', { class: 'rh-total', text: t('seat.pips', { n: total }) }) : null));
+      total !== null && total !== undefined ? h('span', { class: 'rh-total', text: pipsText(total) }) : null));
   }
   fill(box, 
     h('h3', { text: t('result.title', { n: v.hand_number }) }),
@@ -987,6 +1018,7 @@ function renderMatchOver() {
   const lost = weWon === false;
   const title = weWon === true ? t(partnership() ? 'match.win.us' : 'match.win.me') : lost ? t(partnership() ? 'match.win.them' : 'match.lost.me') : t('match.win.team', { team: teamLabel(mr.winner) });
   const sc = v.scores || [];
+  const [first = 0, second = 1] = teamOrder(); // the viewer's side first
   box.classList.toggle('match-over--won', weWon === true);
   box.classList.toggle('match-over--lost', lost);
   box.dataset.outcome = weWon === true ? 'won' : lost ? 'lost' : 'watched';
@@ -995,7 +1027,7 @@ function renderMatchOver() {
   fill(box, 
     h('h3', { text: title }),
     lost ? h('p', { class: 'gracious', 'data-testid': 'match-lost', text: t(partnership() ? 'match.lost.sub' : 'match.lost.sub.me') }) : null,
-    h('p', { class: 'final', text: t('match.final', { a: `${teamLabel(0)} ${sc[0] ?? 0}`, b: `${teamLabel(1)} ${sc[1] ?? 0}` }) }),
+    h('p', { class: 'final', text: t('match.final', { a: `${teamLabel(first)} ${sc[first] ?? 0}`, b: `${teamLabel(second)} ${sc[second] ?? 0}` }) }),
     mr.pollona ? h('div', { class: cls }, pollito(), h('p', {}, h('strong', { text: t('banner.pollona') }), ' ', lost ? t('match.pollona.them') : t('match.pollona'))) : null,
     mr.viajera ? h('p', { class: `${cls} viajera` }, h('strong', { text: t('banner.viajera') }), ' ', t(lost ? 'match.viajera.them' : 'match.viajera', { target: (v.rules || {}).target })) : null,
     replayLink(),
@@ -1047,10 +1079,14 @@ function renderPanel() {
   nb.disabled = sent;
   nb.textContent = sent ? t('btn.waiting') : t('btn.next_hand');
   $('play-again').hidden = v.phase !== 'match_over';
-  // "Otra partida": a new match at the same table with the same seats (any player).
+  // "Otra partida": a ready check of everyone here (rematch.js, TABLE.rematch).
   const rematch = $('rematch');
-  rematch.hidden = !(v.phase === 'match_over' && isPlayer());
-  rematch.disabled = !!S.tableInfo && S.rematchFor === S.tableInfo.match_number;
+  rematch.hidden = !(v.phase === 'match_over' && isPlayer() && !S.replay);
+  renderRematch({
+    button: rematch, box: rematchBox(), table: rematch.hidden ? null : S.tableInfo, me: mySeat(),
+    sent: !!S.tableInfo && S.rematchFor === S.tableInfo.match_number, name: seatName, redraw: renderPanel,
+    send: (frame) => { if (conn.send(frame)) return true; toast(t('err.offline'), 'offline'); return false; },
+  });
   $('panel-title').textContent = t('libreta.title');
   const focusKey = `${S.panel}:${overKey(v)}`;
   if (opening || S.panelFocusKey !== focusKey) focusPanel(panel, opening, focusKey);
@@ -1092,6 +1128,16 @@ function closePanel() { S.panel = null; renderPanel(); }
 $('libreta-btn').addEventListener('click', () => (S.panel ? closePanel() : openPanel(V().phase === 'hand_over' || V().phase === 'match_over' ? 'result' : 'libreta')));
 $('panel-close').addEventListener('click', closePanel);
 $('panel-backdrop').addEventListener('click', closePanel);
+/** Under "Otra partida": who it waits for, and the decisions on a gone player's seat. */
+function rematchBox() {
+  let box = $('rematch-check');
+  if (!box) {
+    box = h('div', { id: 'rematch-check', class: 'rematch-check', 'data-testid': 'rematch-check', hidden: true });
+    $('panel').insertBefore(box, $('panel').querySelector('.panel-foot'));
+  }
+  return box;
+}
+
 $('rematch').addEventListener('click', () => {
   if (!conn.send({ type: 'rematch' })) { toast(t('err.offline'), 'offline'); return; }
   S.rematchFor = S.tableInfo && S.tableInfo.match_number;
@@ -1201,9 +1247,12 @@ function handleEvent(ev, prev) {
       const first = ev.end === null || ev.end === undefined;
       const tile = ev.tile || [0, 0];
       const sub = me ? standInFor(ev) : null;
-      if (sub !== null) announce(() => playedForMe(ev, sub));
+      if (sub !== null) { const end = endWords(ev); announce(() => playedForMe(ev, sub, end)); }
       else if (first) announce(() => t(me ? 'say.open.me' : 'say.open', { name: who(), tile: tileName(tile) }));
-      else announce(() => t(me ? 'say.play.me' : 'say.play', { name: who(), tile: tileName(tile), end: endPhrase(ev.end) }));
+      else {
+        const end = endWords(ev);
+        announce(() => t(me ? 'say.play.me' : 'say.play', { name: who(), tile: tileName(tile), end: end() }));
+      }
       break;
     }
     case 'pass': {
@@ -1260,7 +1309,10 @@ function handleEvent(ev, prev) {
       if (r.kind === 'tie' || !r.points || r.team === null || r.team === undefined) {
         announce(() => t('say.hand_tie'));
         if (r.kind === 'tie') centerBanner('tie', () => t('banner.tie'), null, SCENE.hold);
-      } else announce(() => t(teamKey('say.hand_end', r.team), { team: teamLabel(r.team), points: r.points }));
+      } else {
+        const key = teamKey('say.hand_end', r.team);
+        announce(() => t(key === 'say.hand_end' && r.points === 1 ? 'say.hand_end.one' : key, { team: teamLabel(r.team), points: r.points }));
+      }
       break;
     }
     case 'redeal':
@@ -1300,11 +1352,11 @@ function standInFor(ev) {
   return (ev.stand_in && ev.stand_in.name) || t('seat.standin.someone');
 }
 
-/** "Pancho jugó por ti el 5-3 por la izquierda." (after "Se te acabó el tiempo." on a time-out). */
-function playedForMe(ev, sub) {
+/** "Pancho jugó por ti el 5-3 al 5." (after "Se te acabó el tiempo." on a time-out); `end()` words its end. */
+function playedForMe(ev, sub, end) {
   const tile = tileName(ev.tile || [0, 0]);
   const first = ev.end === null || ev.end === undefined;
-  const said = first ? t('say.standin.open.me', { sub, tile }) : t('say.standin.play.me', { sub, tile, end: endPhrase(ev.end) });
+  const said = first ? t('say.standin.open.me', { sub, tile }) : t('say.standin.play.me', { sub, tile, end: end() });
   return ev.by === 'timeout' ? `${t('say.timeout.me')} ${said}` : said;
 }
 
