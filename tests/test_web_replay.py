@@ -250,11 +250,19 @@ def test_the_experts_analysis_marks_the_costliest_decisions(browser: Any, live_s
         page.locator('[data-testid="replay-precision"]').wait_for(timeout=WAIT_MS)
         assert page.locator('[data-testid="replay-precision"]').inner_text() == "Precisión de Ana: 83,5 %"
         marks = page.locator('[data-testid="replay-costly"]')
-        assert marks.all_inner_texts() == ["Ana: el experto hubiera jugado doble 6 por la izquierda (−12,5 puntos)",
-                                           "Ana: el experto hubiera jugado doble 6 por la izquierda (−3 puntos)"]
         # Each on the step of its decision: the step that made that many choices.
         actions = record["hands"][0]["actions"]
         steps = [sum(1 for a in actions[: i + 1] if "play" in a or "redeal" in a) for i in costly]
+        # The move named by the open end it goes on, as the table stood before it ("al 5"; a lead names none).
+        frames = srv.get(f"/api/replay/{table_id}/1").json()["hands"][0]["frames"]
+
+        def on_the_left(step: int) -> str:
+            end = next((e for e in frames[step - 1]["view"]["ends"] if e["end"] == "left"), None)
+            return "" if end is None else f" al doble {end['value']}" if end["double"] else f" al {end['value']}"
+
+        assert marks.locator("span").all_inner_texts() == [
+            f"el experto hubiera jugado el doble 6{on_the_left(steps[0])} (−12,5 puntos)",
+            f"el experto hubiera jugado el doble 6{on_the_left(steps[1])} (−3 puntos)"]
         marked = page.eval_on_selector_all(".rp-step--costly", "els => els.map((e) => Number(e.dataset.step))")
         assert marked == steps
         page.click(f'.rp-step[data-step="{steps[0]}"] [data-testid="replay-step"]')
@@ -263,7 +271,8 @@ def test_the_experts_analysis_marks_the_costliest_decisions(browser: Any, live_s
         shot(page, "replay-analysis-1280.png")
         page.click('[data-testid="lang-toggle"]')
         page.locator('[data-testid="replay-precision"]', has_text="Ana’s precision: 83.5 %").wait_for(timeout=WAIT_MS)
-        assert "the experto would have played double 6 on the left (−12.5 points)" in marks.first.inner_text()
+        english = marks.first.inner_text()
+        assert "the experto would have played double 6" in english and "(−12.5 points)" in english
         page.click('[data-testid="lang-toggle"]')
         # Still being computed: said plainly, nothing marked.
         page.unroute(f"**/api/analysis/{table_id}/1")

@@ -596,27 +596,31 @@ function viewCentre(lay, bb, vw, vh, unit) {
   return { x: clamp((x0 + x1) / 2, bb.x, bb.w, vw), y: clamp((y0 + y1) / 2, bb.y, bb.h, vh) };
 }
 
-/** A translucent copy of the chosen tile at each end it fits; tapping one plays there. */
+/**
+ * A translucent copy of the chosen tile at each end it fits; tapping one plays there.
+ * A `passive` ghost only shows a move (the replay's experto move): no button, its own testid.
+ */
 function drawGhosts(root, view, lay, ghosts, onEnd) {
   const g = svg('g', { class: 'ghosts' }, root);
-  for (const { end, tile, label } of ghosts) {
+  for (const { end, tile, label, passive = false, testid = 'ghost' } of ghosts) {
     const a = lay.anchors[end];
     const value = endValue(view, end);
     if (!a || value === null) continue;
     const it = a.place(orientFor(tile, value));
     const ghost = svg('g', {
-      class: 'ghost', 'data-testid': 'ghost', 'data-end': end, 'data-ghost-end': end, 'data-value': value,
-      role: 'button', 'aria-label': label || String(value),
+      class: passive ? 'ghost ghost--passive' : 'ghost', 'data-testid': testid, 'data-end': end,
+      'data-ghost-end': passive ? null : end, 'data-value': value, 'data-tile': `${tile[0]}-${tile[1]}`,
+      role: passive ? 'img' : 'button', 'aria-label': label || String(value),
     }, g);
     svg('rect', { x: it.x - 0.1, y: it.y - 0.1, width: it.w + 0.2, height: it.h + 0.2, rx: 0.22, class: 'ghost-halo' }, ghost);
     drawTile(ghost, it.first, it.second, { x: it.x, y: it.y, horizontal: it.horizontal, cls: 'tile--ghost' });
-    ghost.addEventListener('click', (ev) => { ev.stopPropagation(); if (onEnd) onEnd(end); });
+    if (!passive) ghost.addEventListener('click', (ev) => { ev.stopPropagation(); if (onEnd) onEnd(end); });
   }
 }
 
 /**
  * Render the board into `container` (an element with a size).
- * opts: {ghosts: [{end, tile, label}], onEnd(endName), prev}
+ * opts: {ghosts: [{end, tile, label, passive, testid}], onEnd(endName), prev}
  * Returns {param} to feed back as `prev`.
  */
 export function renderBoard(container, view, opts = {}) {

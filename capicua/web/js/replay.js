@@ -6,7 +6,9 @@
 // forward, a `sync` to go back or jump — so nothing of the rules lives here.
 // Beside the table: the moves of the hand with what was said, the deal's
 // fairness proof (the seed hashed again here) and the experto's analysis
-// when GET /api/analysis has it.
+// when GET /api/analysis has it: each hand's precision said in words, and at
+// each costly decision the experto's move as a ghost on the board (board.js's
+// own ghost, passive) with a comment over the board.
 
 import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
 import { tileSvg } from './tiles.js';
@@ -25,6 +27,7 @@ const R = {
   hand: 0, // index of the hand shown
   step: 0, // index of its frame shown
   feed: null, // the renderer's onFrame
+  settling: false, // feeding the step before a step that plays: no ghost is drawn on it
   playing: false,
   timer: null,
   speed: 1,
@@ -79,7 +82,9 @@ function go(hi, si, { animate = false } = {}) {
   if (animate && isNext) {
     // The step before as it ended (what of its effects is still pending is dropped: stepping on
     // quickly never leaves a queue of stale effects), then this step as the live table played it.
+    R.settling = true;
     R.feed({ type: 'sync', seq: before.seq, view: before.view });
+    R.settling = false;
     R.feed(f);
     for (const s of saidUpTo(f, before)) R.feed(s);
   } else {
@@ -138,16 +143,20 @@ function seatName(seat) {
 function tileName(tile) {
   return tile[0] === tile[1] ? t('tile.double', { a: tile[0] }) : t('tile.name', { a: tile[0], b: tile[1] });
 }
-function endWords(end) {
-  return has(`by.${end}`) ? t(`by.${end}`) : String(end);
+/** "al 5", "al doble 6": the open end a move went on, by its number on the table before the move (`before`). */
+function endWords(end, before) {
+  const e = before && (before.ends || []).find((x) => x.end === end);
+  if (!e) return '';
+  return e.double ? t('choose.end.double', { value: e.value }) : t('choose.end', { value: e.value });
 }
-function eventLine(ev, view) {
+/** The line of event `ev` of a step: `view` is the table after the step, `before` the table before it. */
+function eventLine(ev, view, before) {
   switch (ev.kind) {
     case 'hand_start': return t('say.hand_start', { n: ev.hand_number, name: seatName(ev.opener) });
     case 'play':
       return ev.end === null || ev.end === undefined
         ? t('say.open', { name: seatName(ev.seat), tile: tileName(ev.tile) })
-        : t('say.play', { name: seatName(ev.seat), tile: tileName(ev.tile), end: endWords(ev.end) });
+        : t('say.play', { name: seatName(ev.seat), tile: tileName(ev.tile), end: endWords(ev.end, before) });
     case 'pass':
       return ev.numbers && ev.numbers.length
         ? t('say.pass', { name: seatName(ev.seat), nums: ev.numbers.join(t('say.numbers.or')) })
@@ -162,7 +171,7 @@ function eventLine(ev, view) {
       const r = view.result || {};
       const line = r.kind === 'domino' ? t('result.domino', { name: seatName(r.seat) })
         : r.kind === 'tranque' ? t('result.tranque', { name: seatName(r.seat) }) : t('result.tie');
-      return r.points ? `${line} · ${t('replay.points', { n: r.points })}` : line;
+      return r.points ? `${line} · ${pointsWords(r.points)}` : line;
     }
     case 'match_end': return t('replay.match_end', { a: view.scores[0], b: view.scores[1] ?? '' });
     default: return null; // domino: the hand_end line says it
@@ -197,25 +206,96 @@ function decimal(x) {
   return x.toLocaleString(lang() === 'en' ? 'en' : 'es', { maximumFractionDigits: 1 });
 }
 
-function moveWords(action) {
-  if (!action || !Array.isArray(action.tile)) return '?';
-  return action.end ? `${tileName(action.tile)} ${endWords(action.end)}` : tileName(action.tile);
+/** "12,5 puntos", "1 punto": a number of points as it is shown (one decimal at most). */
+function pointsWords(x) {
+  const shown = Math.round(Math.abs(Number(x) || 0) * 10) / 10;
+  return shown === 1 ? t('replay.points1') : t('replay.points', { n: decimal(shown) });
 }
 
-/** Per step of hand `hi`: the costliest decisions made there ("el experto hubiera jugado X (−N puntos)"). */
-function costliestBySteps(hi) {
-  const marks = new Map();
+/** A move of the analysis ("el 6-4 al 4"), on the table `before` it. */
+function moveWords(action, before) {
+  if (!action || !Array.isArray(action.tile)) return '?';
+  const end = action.end ? endWords(action.end, before) : '';
+  return end ? `${tileName(action.tile)} ${end}` : tileName(action.tile);
+}
+
+/**
+ * The costliest decisions of hand `hi`, each with `step`: the step that played it. The
+ * step before (`step - 1`) is the table as the seat saw it when choosing: there the
+ * experto's move shows as a ghost.
+ */
+function costlyDecisions(hi) {
+  const out = [];
   for (const a of analysisOf(hi)) {
     const costly = new Set(a.costliest || []);
     for (const d of a.decisions || []) {
-      if (!costly.has(d.index)) continue;
-      const si = stepOfAction(hi, d.index);
-      if (si < 0) continue;
-      const words = t('replay.expert', { move: moveWords(d.best), n: decimal(Math.abs(Number(d.lost) || 0)) });
-      marks.set(si, [...(marks.get(si) || []), { seat: d.seat, words }]);
+      const step = costly.has(d.index) ? stepOfAction(hi, d.index) : -1;
+      if (step > 0) out.push({ ...d, step, before: frameAt(hi, step - 1).view }); // the table the choice was made at
     }
   }
+  return out;
+}
+
+/** "el experto hubiera jugado X (−N puntos)" */
+function expertWords(d) {
+  return t('replay.expert', { move: moveWords(d.best, d.before), points: pointsWords(d.lost) });
+}
+
+/** Per step of hand `hi`: the costliest decisions made there. */
+function costliestBySteps(hi) {
+  const marks = new Map();
+  for (const d of costlyDecisions(hi)) marks.set(d.step, [...(marks.get(d.step) || []), { seat: d.seat, step: d.step, words: expertWords(d) }]);
   return marks;
+}
+
+/** The experto's moves to draw on the board now (table.js asks at every drawing): at the step a costly choice was made from. */
+function ghostsNow() {
+  if (R.settling || !R.data) return [];
+  return costlyDecisions(R.hand)
+    .filter((d) => d.step - 1 === R.step && d.best && d.best.end !== null && d.best.end !== undefined)
+    .map((d) => ({ end: d.best.end, tile: d.best.tile, passive: true, testid: 'expert-ghost',
+      label: t('replay.ghost.label', { move: moveWords(d.best, d.before) }) }));
+}
+
+/** The comment over the board: at the step a costly choice was made from, and at the step that made it. */
+function renderCoach() {
+  const box = $('rp-coach');
+  if (!box) return;
+  const here = costlyDecisions(R.hand).filter((d) => d.step === R.step || d.step - 1 === R.step);
+  box.hidden = !here.length;
+  box.replaceChildren(...here.map((d) => {
+    const name = seatName(d.seat);
+    const played = d.step === R.step;
+    const opening = !d.best || d.best.end === null || d.best.end === undefined;
+    const text = played ? t('replay.coach.played', { name, played: moveWords(d.played, d.before), move: moveWords(d.best, d.before), points: pointsWords(d.lost) })
+      : t(opening ? 'replay.coach.choosing.open' : 'replay.coach.choosing', { name, move: moveWords(d.best, d.before) });
+    return h('p', { class: 'rp-coach-line', 'data-testid': 'replay-coach-line', 'data-when': played ? 'played' : 'choosing', 'data-seat': d.seat, text });
+  }));
+  // On the half of the board away from what it speaks of (the ghost, or the tile just played): on a
+  // phone the comment covers a strip of the board, never that.
+  const board = $('board');
+  const spoken = board.querySelector('[data-testid="expert-ghost"]') || board.querySelector('.tile--last');
+  const b = board.getBoundingClientRect();
+  const m = spoken ? spoken.getBoundingClientRect() : null;
+  box.classList.toggle('rp-coach--top', !!m && m.top + m.height / 2 > b.top + b.height / 2);
+}
+
+/** Precision in words: what it measures, what was at stake and what was given up. */
+function precisionLines(a) {
+  const name = seatName(a.seat);
+  if (a.precision === null || a.precision === undefined) {
+    return [h('p', { class: 'replay-precision', 'data-testid': 'replay-precision', 'data-seat': a.seat, text: t('replay.precision.none', { name }) })];
+  }
+  const n = decimal(Number(a.precision));
+  return [
+    h('p', { class: 'replay-precision', 'data-testid': 'replay-precision', 'data-seat': a.seat, title: t('replay.precision.title') },
+      h('strong', { text: t('replay.precision', { name, n }) })),
+    h('p', { class: 'replay-explain small', 'data-testid': 'replay-precision-explained', 'data-seat': a.seat, text: t('replay.precision.explain', { name, n }) }),
+    typeof a.at_stake === 'number' && typeof a.lost === 'number'
+      ? h('p', { class: 'replay-stake small', 'data-testid': 'replay-stake', 'data-seat': a.seat,
+        text: t('replay.stake', { stake: pointsWords(a.at_stake), lost: pointsWords(a.lost) }) })
+      : null,
+  ];
 }
 
 function renderAnalysis() {
@@ -228,8 +308,7 @@ function renderAnalysis() {
   }
   const mine = analysisOf(R.hand);
   if (!mine.length) { box.replaceChildren(h('p', { class: 'muted', text: t('replay.analysis.none_hand') })); return; }
-  box.replaceChildren(...mine.map((a) => h('p', { class: 'replay-precision', 'data-testid': 'replay-precision', 'data-seat': a.seat },
-    h('strong', { text: t('replay.precision', { name: seatName(a.seat), n: decimal(Number(a.precision) || 0) }) }))));
+  box.replaceChildren(...mine.flatMap(precisionLines));
 }
 
 // ---------------------------------------------------------------- rendering
@@ -264,7 +343,8 @@ function renderTimeline() {
   drawn.timeline = key;
   const marks = costliestBySteps(R.hand);
   const items = frames().map((f, si) => {
-    const lines = f.events.map((e) => eventLine(e.event, f.view)).filter(Boolean);
+    const before = si > 0 ? frames()[si - 1].view : null;
+    const lines = f.events.map((e) => eventLine(e.event, f.view, before)).filter(Boolean);
     const said = saidUpTo(f, si > 0 ? frames()[si - 1] : (R.hand > 0 ? frames(R.hand - 1).at(-1) : null));
     const costly = marks.get(si) || [];
     const played = f.events.find((e) => e.event.kind === 'play');
@@ -275,10 +355,19 @@ function renderTimeline() {
         h('span', { class: 'rp-lines' }, ...lines.map((l) => h('span', { class: 'rp-line', text: l })))),
       ...said.map((s) => h('p', { class: 'rp-said', 'data-testid': 'replay-said' }, h('b', { text: `${s.name || seatName(s.seat)}: ` }),
         h('span', { text: `«${s.es}»` }), s.en && s.en !== s.es ? h('small', { text: ` ${s.en}` }) : null)),
-      ...costly.map((c) => h('p', { class: 'rp-costly', 'data-testid': 'replay-costly' }, h('b', { text: `${seatName(c.seat)}: ` }), h('span', { text: c.words }))));
+      ...costly.map((c) => h('p', { class: 'rp-costly', 'data-testid': 'replay-costly' }, h('b', { text: `${seatName(c.seat)}: ` }), h('span', { text: c.words }),
+        h('button', { type: 'button', class: 'rp-see', 'data-testid': 'replay-see', onclick: () => seeOnTheBoard(c.step - 1), text: t('replay.see') }))));
   });
   box.replaceChildren(...items);
   markStep(box);
+}
+
+/** "Verlo en la mesa": step `si` of this hand, and the table (the page's top) in sight with the ghost and the comment. */
+function seeOnTheBoard(si) {
+  pause();
+  go(R.hand, si);
+  const still = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  window.scrollTo({ top: 0, behavior: still ? 'auto' : 'smooth' });
 }
 
 /** The step shown, marked in the list and kept in sight (the list scrolls, never the page). */
@@ -333,6 +422,7 @@ function renderReplay() {
   renderTimeline();
   renderProof();
   renderAnalysis();
+  renderCoach();
 }
 
 function renderMessage() {
@@ -374,7 +464,11 @@ async function tableMarkup() {
 async function loadAnalysis() {
   try {
     const { ok, status, data } = await getJson(`/api/analysis/${encodeURIComponent(tableId)}/${encodeURIComponent(rawMatch)}`);
-    if (ok && data && data.status === 'ready' && Array.isArray(data.hands)) R.analysis = { status: 'ready', hands: data.hands };
+    if (ok && data && data.status === 'ready' && Array.isArray(data.hands)) {
+      R.analysis = { status: 'ready', hands: data.hands };
+      const f = frameAt();
+      if (f) R.feed({ type: 'sync', seq: f.seq, view: f.view }); // the board again, with the experto's ghost where it goes
+    }
     else if (ok && data && data.status === 'pending') R.analysis = { status: 'pending', hands: [] };
     else R.analysis = { status: status === 404 ? 'none' : 'failed', hands: [] };
   } catch (_) {
@@ -427,10 +521,12 @@ async function boot() {
   $('replay-message').remove();
   $('replay').hidden = false;
   $('replay-info').hidden = false;
+  // The experto's comment goes over the board (on a phone the analysis is far below it).
+  document.querySelector('.board-wrap').append(h('div', { class: 'rp-coach', id: 'rp-coach', 'data-testid': 'replay-coach', role: 'status', hidden: true }));
   wireControls();
   // The renderer's module wires the table's elements as it loads: only once they are in the page.
   const { mountTable } = await import('./table.js');
-  mountTable(replaySource, { tableId, replay: { match: R.data.match } });
+  mountTable(replaySource, { tableId, replay: { match: R.data.match, ghosts: ghostsNow } });
   loadAnalysis();
   hashSeeds();
 }

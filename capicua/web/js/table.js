@@ -16,6 +16,7 @@ import * as countdown from './countdown.js';
 import { createTalk } from './talk.js';
 import { $, h } from './dom.js';
 import { renderRematch } from './rematch.js';
+import { renderHandover } from './handover.js';
 
 /** Replace an element's children, skipping null/undefined/false. */
 function fill(el, ...kids) {
@@ -1075,9 +1076,11 @@ function renderPanel() {
   renderSheet();
   const nb = $('next-hand');
   nb.hidden = !(v.phase === 'hand_over' && isPlayer());
-  const sent = S.nextSentFor === v.hand_number;
-  nb.disabled = sent;
-  nb.textContent = sent ? t('btn.waiting') : t('btn.next_hand');
+  // With the countdown when the table deals by itself, and the host's "Repartir ya" (handover.js).
+  renderHandover({
+    button: nb, table: S.tableInfo, sent: S.nextSentFor === v.hand_number, host: S.host && !S.replay,
+    deal: () => { if (!conn.send({ type: 'deal_now', seq: S.seq })) toast(t('err.offline'), 'offline'); },
+  });
   $('play-again').hidden = v.phase !== 'match_over';
   // "Otra partida": a ready check of everyone here (rematch.js, TABLE.rematch).
   const rematch = $('rematch');
