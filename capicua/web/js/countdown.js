@@ -1,7 +1,9 @@
-// The turn timer's countdown (docs/protocol.md: TABLE.deadline = {seat, at, ms}).
+// The turn timer's countdown, and the wait between hands' (docs/protocol.md:
+// TABLE.deadline = {for, seat, at, ms, left}).
 //
 // The server's clock and the browser's differ, so the time left is counted
-// here from when this page first saw a deadline, `ms` long; `at` only tells
+// here from when this page first saw a deadline, `left` long (what the server
+// had left when it sent it: less than `ms` on a reconnect); `at` only tells
 // one deadline from the next (a table frame that repeats the same deadline,
 // say on a change of presence, does not restart the count). Every ring on the
 // page is repainted from that one count, a few times a second, while a
@@ -25,19 +27,21 @@ const warnings = new Set();
  * again keeps its count, none (null) stops the count.
  */
 export function follow(deadline) {
-  if (!deadline || typeof deadline.ms !== 'number' || typeof deadline.seat !== 'number') {
+  const seat = deadline && deadline.for === 'next_hand' ? null : deadline && deadline.seat;
+  if (!deadline || typeof deadline.ms !== 'number' || (seat !== null && typeof seat !== 'number')) {
     current = null;
     clearInterval(ticker);
     ticker = null;
     return;
   }
-  const key = `${deadline.seat}:${deadline.at}`;
+  const key = `${seat}:${deadline.at}`;
   if (current && current.key === key) return;
-  current = { key, seat: deadline.seat, ms: deadline.ms, endsAt: performance.now() + deadline.ms, warned: deadline.ms <= WARN_MS };
+  const left = typeof deadline.left === 'number' ? Math.min(deadline.left, deadline.ms) : deadline.ms;
+  current = { key, seat, ms: deadline.ms, endsAt: performance.now() + left, warned: left <= WARN_MS };
   if (ticker === null) ticker = setInterval(tick, TICK_MS);
 }
 
-/** The seat whose turn is on the clock, or null. */
+/** The seat whose turn is on the clock, or null (none, or the wait between hands). */
 export function seatOnClock() {
   return current ? current.seat : null;
 }
