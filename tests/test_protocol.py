@@ -42,7 +42,7 @@ def seed_with_opener(opener: int, preset: str = "cubano") -> str:
 
 def test_http_api(live_server: Any) -> None:
     srv = live_server()
-    assert srv.get("/healthz").json() == {"ok": True, "store": "ok"}
+    assert srv.get("/healthz").json() == {"ok": True, "bots": "ok", "analysis": "ok", "store": "ok"}
     presets = srv.get("/api/presets").json()
     assert "cubano" in [p["name"] for p in presets["presets"]]
     roster = srv.get("/api/neighbours").json()["neighbours"]

@@ -204,7 +204,7 @@ def test_bad_input_never_writes_a_traceback(process: dict[str, Any]) -> None:
     _raw(port, b"GET /nowhere HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
     # The server is still well, and its log holds no traceback.
-    assert httpx.get(base + "/healthz", timeout=10).json() == {"ok": True, "store": "ok"}
+    assert httpx.get(base + "/healthz", timeout=10).json() == {"ok": True, "bots": "ok", "analysis": "ok", "store": "ok"}
     time.sleep(0.3)  # let the server log the last closes
     text = log.read_text(errors="replace")
     print(json.dumps(answers))

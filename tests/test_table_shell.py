@@ -63,14 +63,14 @@ def test_a_store_that_cannot_be_written_pauses_the_table_until_it_can(
     c.until(lambda f: has_event(f, "hand_start"))
     c.settle()
     store = srv.app.state.store
-    assert srv.get("/healthz").json() == {"ok": True, "store": "ok"}
+    assert srv.get("/healthz").json() == {"ok": True, "bots": "ok", "analysis": "ok", "store": "ok"}
     # The store goes read-only; the player says a phrase (a change that must be saved).
     srv.run(asyncio.to_thread(read_only, store, True))
     c.send({"type": "say", "phrase": "agua"})
     paused = c.until(lambda f: f["type"] == "paused" or (f["type"] == "said" and f["by"] == "player"))
     assert paused == {"type": "paused", "paused": True}  # said only once it is saved
     health = srv.get("/healthz")
-    assert health.status_code == 503 and health.json() == {"ok": False, "store": "failing"}
+    assert health.status_code == 503 and health.json() == {"ok": False, "bots": "ok", "analysis": "ok", "store": "failing"}
     c.send({"type": "next_hand", "seq": c.seq})
     assert c.error()["code"] == "paused"  # refused at once, nothing changes
     time.sleep(1.0)
@@ -80,7 +80,7 @@ def test_a_store_that_cannot_be_written_pauses_the_table_until_it_can(
     said = c.until(lambda f: f["type"] == "said" and f["by"] == "player")
     assert said["phrase"] == "agua" and said["by"] == "player"
     assert {"type": "paused", "paused": False} in c.frames
-    assert srv.get("/healthz").json() == {"ok": True, "store": "ok"}
+    assert srv.get("/healthz").json() == {"ok": True, "bots": "ok", "analysis": "ok", "store": "ok"}
     c.close()
     logged = Store(srv.database_url).load_match(t["table_id"])
     assert logged is not None and [e["op"] for e in logged["events"]].count("say") == 1

@@ -23,16 +23,17 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from capicua.server.analysis_http import Analyst
 from capicua.server.analysis_http import endpoint as analysis_endpoint
 from capicua.server.api import Api
-from capicua.server.botpool import PoolBots
+from capicua.server.botpool import PoolBots, RenewingPool, pool_state
+from capicua.server.compress import GzipAnswers
 from capicua.server.core import CoreConfig
 from capicua.server.heap import FREEZE_EVERY_S, HeapKeeper
 from capicua.server.honours import StandingsLog
@@ -53,6 +54,7 @@ from capicua.server.replay_http import page_endpoint as replay_page
 from capicua.server.sockets import SocketLimits, Sockets
 from capicua.server.standings_http import leaderboard as leaderboard_api
 from capicua.server.standings_http import player as player_api
+from capicua.server.static import WebAssets
 from capicua.server.tables import Tables
 from capicua.store import Store, default_database_url
 
@@ -170,6 +172,7 @@ def create_app(
     bot that has not answered is replaced by its first legal move."""
     url = database_url or os.environ.get("CAPICUA_DATABASE_URL") or default_database_url(data_dir or "data")
     web = Path(web_dir) if web_dir else WEB
+    assets = WebAssets(web)  # the pages and static files, versioned and gzipped (capicua.server.static)
     services: dict[str, Any] = {}
     limits = SocketLimits(rate_limit, sockets_per_seat, sockets_per_client, hello_timeout, sockets_per_guest)
     http_limits = HttpLimits(guest_table_rate, table_rate, guest_rate)
@@ -180,7 +183,8 @@ def create_app(
         store = Store(url)
         await asyncio.to_thread(store.migrate)
         own_executor = executor is None
-        pool = default_executor() if executor is None else executor
+        # A pool of its own is replaced when a worker dies (capicua.server.botpool.RenewingPool).
+        pool = RenewingPool(default_executor, "bots") if executor is None else executor
         event_log = StandingsLog(store)
         guest_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="capicua-guests")
         tables = Tables(
@@ -189,11 +193,14 @@ def create_app(
         )
         guests = Guests(store, guest_threads)
         # Tests hand in one pool for everything; a server of its own analyses apart.
-        analysis_pool = analysis_executor() if own_executor else pool
+        analysis_pool = RenewingPool(analysis_executor, "analysis") if own_executor else pool
         analyst = Analyst(store, analysis_pool, duty=ANALYSIS_DUTY if own_executor else 1.0)
         tables.on_hand_end = analyst.hand_ended
         services["analyst"] = analyst
-        services["api"] = Api(tables, guests, event_log, http_limits, body_timeout)
+        services["api"] = Api(
+            tables, guests, event_log, http_limits, body_timeout,
+            health=lambda: {"bots": pool_state(pool), "analysis": pool_state(analysis_pool)},
+        )
         services["sockets"] = Sockets(tables, guests, limits)
         services["tables"] = tables
         app.state.store = store
@@ -219,10 +226,7 @@ def create_app(
 
     def page(name: str) -> Any:
         async def endpoint(request: Request) -> Response:
-            path = web / name
-            if not path.exists():
-                return Response(f"{name} is not there yet", status_code=404, media_type="text/plain")
-            return FileResponse(path, headers={"Cache-Control": "no-cache"})
+            return await assets.page(request, name)
 
         return endpoint
 
@@ -255,9 +259,10 @@ def create_app(
         Route("/api/tables", handler("create_table"), methods=["POST"]),
         Route("/api/tables/{table_id}", handler("get_table")),
         WebSocketRoute("/ws", ws_endpoint),
-        Mount("/static", app=StaticFiles(directory=str(web), check_dir=False), name="static"),
+        Route("/static/v/{version}/{path:path}", assets.versioned),
+        Route("/static/{path:path}", assets.unversioned),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(GzipAnswers)])
 
 
 # ------------------------------------------------------------------ running
