@@ -124,9 +124,11 @@ def uvicorn_config(
         timeout_keep_alive=KEEP_ALIVE,
         limit_concurrency=limit_concurrency,
         ws_max_size=MAX_WS_MESSAGE,
-        # Compressing every frame cost the event loop ~15% of its time under load
-        # (bench-server); the frames are small JSON and the game needs no bandwidth.
-        ws_per_message_deflate=False,
+        # permessage-deflate: a player's whole cubano match is ~30 kB on the wire instead
+        # of ~550 kB (players pay for mobile data). uvicorn's sans-I/O websockets keep a
+        # 4 KiB window (12 bits) and memLevel 5 per socket: see docs/protocol.md,
+        # "Compression", for the memory and CPU it costs (tests/test_bandwidth.py).
+        ws_per_message_deflate=True,
         ws_ping_interval=WS_PING,
         ws_ping_timeout=WS_PING,
     )
