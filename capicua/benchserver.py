@@ -41,6 +41,8 @@ from pathlib import Path
 from typing import Any
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+# The guests' websockets offer permessage-deflate, as every browser does (--ws-deflate off: they do not).
+WS_COMPRESSION: str | None = "deflate"
 
 
 def _free_port() -> int:
@@ -124,7 +126,7 @@ class Guest:
         body = r.json()
         import websockets
 
-        self.ws = await websockets.connect(self.ws_url, max_size=2**22)
+        self.ws = await websockets.connect(self.ws_url, max_size=2**22, compression=WS_COMPRESSION)
         await self.ws.send(json.dumps({"type": "hello", "table": body["table_id"], "token": body["token"]}))
 
     async def run(self) -> None:
@@ -278,7 +280,8 @@ async def ramp(args: argparse.Namespace) -> dict[str, Any]:
     from tqdm import tqdm
 
     out: dict[str, Any] = {"steps": [], "idle": None, "think_s": args.think, "level": args.level,
-                           "bot_delay": args.bot_delay, "seconds": args.seconds}
+                           "bot_delay": args.bot_delay, "seconds": args.seconds,
+                           "ws_compression": WS_COMPRESSION}
     with tempfile.TemporaryDirectory(prefix="capicua-bench-") as tmp:
         server = Server(args.bot_delay, Path(tmp))
         stats = Stats()
@@ -424,7 +427,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--level", default="medio", help="the neighbours' level (default medio)")
     p.add_argument("--idle", type=int, default=1000, help="idle tables to measure memory with (0: skip)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--ws-deflate", choices=("on", "off"), default="on",
+                   help="whether the guests' websockets take permessage-deflate, as browsers do (default on)")
     args = p.parse_args(argv)
+    global WS_COMPRESSION
+    WS_COMPRESSION = "deflate" if args.ws_deflate == "on" else None
     try:
         import uvloop
 
