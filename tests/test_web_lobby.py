@@ -243,7 +243,7 @@ def test_four_friends_sit_from_the_link_move_start_and_play_a_whole_hand(browser
         for p in everyone:
             p.page.wait_for_function(
                 "document.querySelector('[data-testid=lobby-seat][data-seat=\"3\"]').dataset.kind === 'bot'", timeout=GUARD_MS)
-        assert "vecino · Botagorda" in beto.seat(3).inner_text()
+        assert "vecino · botagorda" in beto.seat(3).inner_text()  # the level's short name: it fits a phone
         assert host.page.locator('[data-testid="start"]').is_enabled()
         host.seat(3).locator('[data-testid="clear"]').click()
         dani.page.wait_for_function(
@@ -469,9 +469,18 @@ def test_otra_partida_starts_match_two_with_the_same_seats_and_a_finished_table_
         # each), then the end-of-match scene: on a loaded machine that alone can pass 20 s.
         for p in (ana, beto):
             p.page.locator('[data-testid="rematch"]').wait_for(state="visible", timeout=3 * GUARD_MS)
-        assert beto.page.locator('[data-testid="rematch"]').inner_text() == "Otra partida"
+        assert beto.page.locator('[data-testid="rematch"]').inner_text() == "Otra partida · 0/2 listos"
         ana.shot("lobby-match-over-360.png")
         ana.page.click('[data-testid="rematch"]')
+        # A ready check: Ana waits for Beto, and nothing starts until he says so too.
+        for p in (ana, beto):
+            p.page.wait_for_function("document.querySelector('[data-testid=rematch]').textContent === 'Otra partida · 1/2 listos'",
+                                     timeout=GUARD_MS)
+        assert ana.page.locator('[data-testid="rematch"]').is_disabled()
+        assert ana.page.locator('[data-testid="rematch-status"]').inner_text() == "Estás listo. Esperando a Beto…"
+        assert beto.page.locator('[data-testid="rematch"]').is_enabled()
+        assert srv.get(f"/api/tables/{tid}").json()["match_number"] == 1
+        beto.page.click('[data-testid="rematch"]')
         for c in (ana_c, beto_c):
             c.until(lambda f: f.get("type") == "events" and any(e["event"]["kind"] == "hand_start" for e in f["events"]))
         summary = srv.get(f"/api/tables/{tid}").json()

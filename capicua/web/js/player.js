@@ -2,15 +2,22 @@
 // the level and the way to the next, each board's rating with a small chart of
 // its history (inline SVG), the sums, the achievements with their dates and the
 // recent matches with a link to each one's replay. Nothing is computed here but
-// the drawing: the server decides every number.
+// the drawing: the server decides every number. This browser's own profile (its
+// player id as kept in localStorage: guest.js, no request) speaks to the reader:
+// "Tu juego", "Ganaste".
 
 import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
+import { readPlayerId } from './guest.js';
 import { $, h, s } from './dom.js';
 
 const [, rawId = ''] = location.pathname.match(/^\/player\/([^/?#]+)/) || [];
 const playerId = decodeURIComponent(rawId);
-const P = { data: null, error: null };
-const CHART = { w: 320, h: 110, pad: 10 };
+const P = { data: null, error: null, mine: readPlayerId() === playerId };
+// The chart's room: the scores' axis on the left, the matches' along the foot.
+const CHART = { w: 320, h: 130, left: 34, right: 10, top: 10, bottom: 24 };
+
+/** The string of `key` in the second person on this browser's own profile (its `.mine` twin), else as it is. */
+const tm = (key, vars) => t(P.mine && has(`${key}.mine`) ? `${key}.mine` : key, vars);
 
 const num = (n, digits = 0) => new Intl.NumberFormat(lang(), { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(n);
 const day = (iso) => {
@@ -35,53 +42,97 @@ function levelCard(level) {
       'aria-valuenow': done, 'aria-label': t('pf.progress.label'), 'data-xp': level.xp, 'data-next': top ? '' : level.next_xp },
     h('span', { class: 'pf-bar-fill', style: `width: ${pct}%` })),
     h('p', { class: 'pf-bar-text small', text: top ? t('pf.level.top', { xp: num(level.xp) })
-      : t('pf.level.next', { xp: num(level.xp), next: num(level.next_xp), left: num(level.next_xp - level.xp) }) }));
+      : tm('pf.level.next', { xp: num(level.xp), next: num(level.next_xp), left: num(level.next_xp - level.xp) }) }));
 }
 
 // ---------------------------------------------------------------- ratings
 
-function chart(history) {
-  const { w, h: height, pad } = CHART;
+/** The values of the scores' axis: the range's ends (whole numbers around the points) and its middle. */
+function scoreTicks(scores) {
+  let lo = Math.floor(Math.min(...scores));
+  let hi = Math.ceil(Math.max(...scores));
+  if (hi - lo < 1) hi = lo + 1;
+  return hi - lo >= 2 ? [lo, (lo + hi) / 2, hi] : [lo, hi];
+}
+
+/**
+ * The score after each rated match, with its axes: score values on the left, the
+ * match numbers (of all the player's rated matches on this board) along the foot.
+ */
+function chart(history, matches) {
+  const { w, h: height, left, right, top, bottom } = CHART;
   if (!history.length) return h('p', { class: 'muted small', 'data-testid': 'pf-chart-empty', text: t('pf.chart.empty') });
   const scores = history.map((p) => p.score);
-  let lo = Math.min(...scores);
-  let hi = Math.max(...scores);
-  if (hi - lo < 1) { lo -= 0.5; hi += 0.5; }
-  const x = (i) => (history.length === 1 ? w / 2 : pad + (i * (w - 2 * pad)) / (history.length - 1));
-  const y = (v) => height - pad - ((v - lo) * (height - 2 * pad)) / (hi - lo);
+  const ticks = scoreTicks(scores);
+  const lo = ticks[0];
+  const hi = ticks[ticks.length - 1];
+  const x0 = left; const x1 = w - right; const y0 = height - bottom; const y1 = top;
+  const x = (i) => (history.length === 1 ? (x0 + x1) / 2 : x0 + (i * (x1 - x0)) / (history.length - 1));
+  const y = (v) => y0 - ((v - lo) * (y0 - y1)) / (hi - lo);
+  const first = Math.max(1, matches - history.length + 1); // the number of the first match shown (the last 100 are)
+  const marks = history.length === 1 ? [0] : history.length === 2 ? [0, 1] : [0, Math.floor((history.length - 1) / 2), history.length - 1];
   const pts = history.map((p, i) => `${x(i).toFixed(1)},${y(p.score).toFixed(1)}`).join(' ');
   return s('svg', { class: 'pf-chart', viewBox: `0 0 ${w} ${height}`, role: 'img', 'data-testid': 'pf-chart',
     'aria-label': t('pf.chart.label', { n: history.length, first: num(scores[0], 1), last: num(scores[scores.length - 1], 1) }) },
-  s('line', { class: 'pf-chart-axis', x1: pad, x2: w - pad, y1: height - pad, y2: height - pad }),
+  ticks.map((v) => s('g', { class: 'pf-chart-ytick' },
+    s('line', { class: 'pf-chart-grid', x1: x0, x2: x1, y1: y(v).toFixed(1), y2: y(v).toFixed(1) }),
+    s('text', { class: 'pf-chart-label', 'data-testid': 'pf-chart-ytick', 'data-value': v, x: x0 - 5, y: (y(v) + 3.5).toFixed(1), 'text-anchor': 'end',
+      text: new Intl.NumberFormat(lang(), { maximumFractionDigits: 1 }).format(v) }))),
+  s('line', { class: 'pf-chart-axis', x1: x0, x2: x1, y1: y0, y2: y0 }),
+  marks.map((i) => s('text', { class: 'pf-chart-label', 'data-testid': 'pf-chart-xtick', 'data-match': first + i, x: x(i).toFixed(1), y: height - 8,
+    'text-anchor': history.length === 1 ? 'middle' : i === 0 ? 'start' : i === history.length - 1 ? 'end' : 'middle',
+    text: t('pf.chart.match', { n: num(first + i) }) })),
   history.length > 1 ? s('polyline', { class: 'pf-chart-line', points: pts }) : null,
   history.map((p, i) => s('circle', { class: 'pf-chart-point', 'data-testid': 'pf-chart-point', cx: x(i).toFixed(1), cy: y(p.score).toFixed(1), r: 3 },
-    s('title', { text: `${day(p.at)}: ${num(p.score, 1)}` }))));
+    s('title', { text: `${t('pf.chart.match', { n: num(first + i) })} · ${day(p.at)}: ${num(p.score, 1)}` }))));
 }
 
 function ratingCard(board, r) {
   return h('section', { class: 'card pf-rating', 'data-testid': `pf-rating-${board}` },
     h('h2', { text: t(`lb.board.${board}`) }),
+    h('p', { class: 'muted small pf-board-what', text: t(`pf.board.${board}.what`) }),
     h('p', { class: 'pf-score' },
       h('strong', { 'data-testid': 'pf-score', text: num(r.score, 1) }),
       r.provisional ? h('span', { class: 'pf-provisional', 'data-testid': 'pf-provisional', title: t('pf.provisional.title'), text: t('pf.provisional') }) : null,
       h('span', { class: 'muted small', text: t(r.matches === 1 ? 'pf.rated1' : 'pf.rated', { n: r.matches }) })),
-    chart(Array.isArray(r.history) ? r.history : []));
+    // The score in words: it starts at 0, never shows below it, and is provisional while the matches are few.
+    h('p', { class: 'small pf-score-explain', 'data-testid': 'pf-score-explain', text: tm(r.provisional ? 'pf.score.provisional' : 'pf.score.what') }),
+    chart(Array.isArray(r.history) ? r.history : [], r.matches));
 }
 
 // ---------------------------------------------------------------- sums, achievements, matches
 
-function statsCard(st) {
+function statsCard(st, standIns, name) {
   const item = (key, value) => h('div', { class: `pf-stat pf-stat-${key}`, 'data-testid': `pf-stat-${key}` },
-    h('dt', { text: t(`pf.stat.${key}`) }), h('dd', { text: value }));
+    h('dt', { text: tm(`pf.stat.${key}`) }), h('dd', { text: value }));
   return h('section', { class: 'card pf-stats' },
     h('h2', { text: t('pf.stats') }),
     h('dl', { class: 'pf-stat-grid' },
       item('matches', num(st.matches)), item('won', num(st.won)), item('hands', num(st.hands)),
       item('hands_won', num(st.hands_won)), item('capicuas', num(st.capicuas)), item('pollonas', num(st.pollonas)),
-      item('viajeras', num(st.viajeras)), item('favourite', presetLabel(st.favourite_preset))));
+      item('viajeras', num(st.viajeras)), item('favourite', presetLabel(st.favourite_preset))),
+    standInNote(standIns, name));
 }
 
-function achievementsCard(list) {
+/** The matches a neighbour played for the player from their first move: said, never counted. */
+function standInNote(n, name) {
+  if (!(n > 0)) return null;
+  return h('p', { class: 'muted small pf-stand-ins', 'data-testid': 'pf-stand-ins', 'data-n': n,
+    text: tm(n === 1 ? 'pf.stand_ins1' : 'pf.stand_ins', { n: num(n), name }) });
+}
+
+/** The achievements not earned yet, with how to earn each (the catalogue's order, from the server). */
+function toEarnList(list) {
+  if (!list.length) return null;
+  return [h('h3', { class: 'pf-to-earn-h', text: tm('pf.to_earn') }),
+    h('ul', { class: 'pf-ach-list pf-to-earn' }, ...list.map((a) => h('li', { class: 'pf-ach pf-ach--todo', 'data-testid': 'pf-to-earn', 'data-id': a.id },
+      h('span', { class: 'pf-ach-medal', 'aria-hidden': 'true', text: '☆' }),
+      h('span', { class: 'pf-ach-text' },
+        h('strong', { text: named(a) }),
+        h('span', { class: 'small', text: lang() === 'en' ? a.goal_en : a.goal })))))];
+}
+
+function achievementsCard(list, toEarn) {
   return h('section', { class: 'card pf-achievements' },
     h('h2', { text: t('pf.achievements') }),
     list.length
@@ -91,7 +142,8 @@ function achievementsCard(list) {
           h('strong', { text: named(a) }),
           h('span', { class: 'small', text: lang() === 'en' ? a.description_en : a.description }),
           h('span', { class: 'muted small', text: day(a.at) })))))
-      : h('p', { class: 'muted', 'data-testid': 'pf-no-achievements', text: t('pf.achievements.none') }));
+      : h('p', { class: 'muted', 'data-testid': 'pf-no-achievements', text: t('pf.achievements.none') }),
+    toEarnList(Array.isArray(toEarn) ? toEarn : []));
 }
 
 function matchItem(m) {
@@ -100,7 +152,7 @@ function matchItem(m) {
   const names = (list) => list.filter(Boolean).join(', ') || '—';
   return h('li', { class: `pf-match ${m.won ? 'pf-match--won' : 'pf-match--lost'}`, 'data-testid': 'pf-match', 'data-table': m.table, 'data-match': m.match },
     h('div', { class: 'pf-match-head' },
-      h('span', { class: 'pf-match-result', text: t(m.won ? 'pf.match.won' : 'pf.match.lost') }),
+      h('span', { class: 'pf-match-result', text: tm(m.won ? 'pf.match.won' : 'pf.match.lost') }),
       h('strong', { class: 'pf-match-score', text: [mine, ...theirs].join('–') }),
       h('span', { class: 'muted small', text: `${day(m.finished_at)} · ${presetLabel(m.preset)}` })),
     h('p', { class: 'small pf-match-who' },
@@ -113,7 +165,7 @@ function recentCard(list) {
   return h('section', { class: 'card pf-recent' },
     h('h2', { text: t('pf.recent') }),
     list.length ? h('ol', { class: 'pf-match-list' }, ...list.map(matchItem))
-      : h('p', { class: 'muted', 'data-testid': 'pf-no-matches', text: t('pf.recent.none') }));
+      : h('p', { class: 'muted', 'data-testid': 'pf-no-matches', text: tm('pf.recent.none') }));
 }
 
 // ---------------------------------------------------------------- page
@@ -132,13 +184,15 @@ function render() {
   const d = P.data;
   document.title = t('pf.title.of', { name: d.nickname });
   box.replaceChildren(
-    h('header', { class: 'hero standings-hero' }, h('h1', { 'data-testid': 'pf-name', text: d.nickname })),
+    h('header', { class: 'hero standings-hero' },
+      P.mine ? h('p', { class: 'pf-yours', 'data-testid': 'pf-yours', text: t('pf.yours') }) : null,
+      h('h1', { 'data-testid': 'pf-name', text: d.nickname })),
     h('div', { class: 'pf-grid' },
       levelCard(d.level),
-      statsCard(d.stats),
+      statsCard(d.stats, d.stand_in_matches, d.nickname),
       ratingCard('neighbours', d.ratings.neighbours),
       ratingCard('friends', d.ratings.friends)),
-    achievementsCard(d.achievements),
+    achievementsCard(d.achievements, d.to_earn),
     recentCard(d.recent));
 }
 

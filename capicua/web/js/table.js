@@ -1036,15 +1036,22 @@ function renderMatchOver() {
   );
 }
 
-/** The honours frame: what the match just ended gave me (a level, achievements), celebrated until closed. */
+/**
+ * The honours frame: what the match just ended gave me (a level, achievements), celebrated until closed.
+ * Over the table it floats under the top bar; while the score sheet is open it is the sheet's first
+ * lines, so the sheet (which fills a phone's screen) never covers it.
+ */
 function renderHonours() {
   const f = S.honours;
   let box = document.getElementById('honours');
   if (!f || S.replay) { if (box) box.remove(); return; }
-  if (!box) {
-    box = h('section', { id: 'honours', class: 'honours', 'data-testid': 'honours', role: 'status', 'aria-live': 'polite' });
-    document.body.append(box);
+  if (!box) box = h('section', { id: 'honours', class: 'honours', 'data-testid': 'honours', role: 'status', 'aria-live': 'polite' });
+  const panel = $('panel');
+  const home = panel.hidden ? document.body : panel.querySelector('.panel-body');
+  if (box.parentElement !== home) {
+    if (home === document.body) home.append(box); else home.prepend(box);
   }
+  box.classList.toggle('honours--in-sheet', home !== document.body);
   fill(box,
     h('span', { class: 'honours-star', 'aria-hidden': 'true', text: '★' }),
     h('div', { class: 'honours-text' },
@@ -1065,7 +1072,7 @@ function renderPanel() {
   const v = V();
   const panel = $('panel');
   const over = v.phase === 'hand_over' || v.phase === 'match_over';
-  if (!S.panel) { hidePanel(panel); return; }
+  if (!S.panel) { hidePanel(panel); renderHonours(); return; } // the honours float again over the table
   const opening = panel.hidden;
   panel.hidden = false;
   $('panel-backdrop').hidden = false;
@@ -1093,6 +1100,7 @@ function renderPanel() {
   $('panel-title').textContent = t('libreta.title');
   const focusKey = `${S.panel}:${overKey(v)}`;
   if (opening || S.panelFocusKey !== focusKey) focusPanel(panel, opening, focusKey);
+  renderHonours(); // into the sheet, first: not under it
 }
 
 /**
@@ -1211,7 +1219,10 @@ function showLobby() {
 function renderAll() {
   const v = V();
   document.body.dataset.phase = v.phase || 'loading';
-  if (showLobby()) return;
+  if (showLobby()) {
+    if (S.panel) closePanel(); // back in the lobby after a match: the score sheet is of the match before
+    return;
+  }
   document.body.dataset.turn = isMyTurn() ? 'me' : 'other';
   const mr = v.phase === 'match_over' ? v.match_result : null;
   const won = mr ? viewerWon(mr.winner) : null;
