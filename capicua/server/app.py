@@ -48,6 +48,7 @@ from capicua.server.limits import (
     TABLES_PER_GUEST,
     HttpLimits,
 )
+from capicua.server.logsetup import log_config
 from capicua.server.phrases import catalogue as phrase_catalogue
 from capicua.server.replay_http import api_endpoint as replay_api
 from capicua.server.replay_http import page_endpoint as replay_page
@@ -209,6 +210,8 @@ def create_app(
         app.state.guests = guests
         app.state.loop = asyncio.get_running_loop()
         tables.start_sweeping(min(30.0, max(0.05, idle_s / 4)))
+        log.info("ready: %s store, bots in %s", store.engine.dialect.name,
+                 "process pools of their own" if own_executor else "the pool given")
         _settle_the_heap()
         watchdog = asyncio.get_running_loop().create_task(_watch_loop(), name="capicua-loop-watch")
         try:
@@ -338,9 +341,9 @@ def serve(
         sockets_per_guest=int(env.get("CAPICUA_SOCKETS_PER_GUEST") or SOCKETS_PER_GUEST),
     )
     concurrency = int(env.get("CAPICUA_LIMIT_CONCURRENCY") or LIMIT_CONCURRENCY)
-    server = uvicorn.Server(
-        uvicorn_config(app, host=host, port=port, log_level=log_level, limit_concurrency=concurrency)
-    )
+    server = uvicorn.Server(uvicorn_config(
+        app, host=host, port=port, log_level=log_level, limit_concurrency=concurrency, log_config=log_config(log_level),
+    ))
     server.run()
     if not server.started:
         raise SystemExit(3)  # uvicorn has logged why (the port is taken, the database is unreachable…)

@@ -6,7 +6,9 @@ request, or sends its headers a byte at a time (a half-open connection holds
 a socket and a little memory for good). :class:`HeaderTimeoutProtocol` is
 uvicorn's httptools protocol with one more timer: the headers of each request
 must be complete within ``header_timeout`` seconds of the connection opening
-or of the previous response. Slow bodies are the app's business: it reads a
+or of the previous response, and be at most ``MAX_HEADER_BYTES`` (the request
+line and the headers; more is answered 431 and the connection closed, before
+any of it reaches the app). Slow bodies are the app's business: it reads a
 body with its own deadline (``body_timeout`` of ``create_app``).
 
 uvicorn (and the websockets library under it) log a few faults of the
@@ -28,15 +30,59 @@ KEEP_ALIVE = 5  # seconds an idle keep-alive connection is kept (uvicorn's defau
 WS_PING = 20.0  # seconds between websocket pings; a socket that misses one pong for as long is closed
 LIMIT_CONCURRENCY = 1024  # connections + requests at once; more get 503 (the process bound)
 MAX_WS_MESSAGE = 65536  # bytes; uvicorn closes a socket whose message is larger (1009)
+# Bytes of a request's line and headers (h11's and Node's default): a page and the
+# API need well under 2 KiB; httptools alone takes any size (70 kB was accepted).
+MAX_HEADER_BYTES = 16384
 
-def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
+
+class HeadersTooLarge(Exception):
+    """Raised inside the parser's callbacks: the request is answered 431."""
+
+def header_timeout_protocol(seconds: float, max_header_bytes: int = MAX_HEADER_BYTES) -> type[asyncio.Protocol]:
     """uvicorn's httptools protocol (``uvicorn[standard]`` brings httptools) with a
-    ``seconds`` deadline on request headers."""
+    ``seconds`` deadline on request headers and at most ``max_header_bytes`` of them."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class HeaderTimeoutProtocol(HttpToolsProtocol):
         header_timeout = seconds
+        header_limit = max_header_bytes
         _header_timer: asyncio.TimerHandle | None = None
+        _header_bytes = 0
+        _headers_too_large = False
+
+        def on_message_begin(self) -> None:
+            self._header_bytes = 0
+            super().on_message_begin()
+
+        def on_url(self, url: bytes) -> None:
+            self._count(len(url))
+            super().on_url(url)
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            self._count(len(name) + len(value) + 4)  # ": " and CRLF
+            super().on_header(name, value)
+
+        def _count(self, size: int) -> None:
+            self._header_bytes += size
+            if self._header_bytes > self.header_limit:
+                # uvicorn answers a parser error with send_400_response (below: a 431) and closes.
+                self._headers_too_large = True
+                raise HeadersTooLarge
+
+        def send_400_response(self, msg: str) -> None:
+            if not self._headers_too_large:
+                super().send_400_response(msg)
+                return
+            body = f"request headers over {self.header_limit} bytes".encode()
+            self.transport.write(
+                b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                b"content-length: " + str(len(body)).encode() + b"\r\nconnection: close\r\n\r\n" + body
+            )
+            self.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            if not self._headers_too_large:  # refused: the rest of what it sends is not read
+                super().data_received(data)
 
         def _arm(self) -> None:
             self._disarm()
@@ -110,10 +156,14 @@ def uvicorn_config(
     log_level: str = "info",
     header_timeout: float = HEADER_TIMEOUT,
     limit_concurrency: int | None = LIMIT_CONCURRENCY,
+    log_config: dict[str, Any] | None = None,
 ) -> Any:
-    """The ``uvicorn.Config`` the server runs with: every connection has a bound in time."""
+    """The ``uvicorn.Config`` the server runs with: every connection has a bound in time.
+    ``log_config``: a :func:`logging.config.dictConfig` dict for uvicorn to apply
+    (``capicua serve``: :func:`capicua.server.logsetup.log_config`); uvicorn's own when None."""
     import uvicorn
 
+    logging_kw: dict[str, Any] = {} if log_config is None else {"log_config": log_config}
     config = uvicorn.Config(
         app,
         host=host,
@@ -131,6 +181,7 @@ def uvicorn_config(
         ws_per_message_deflate=True,
         ws_ping_interval=WS_PING,
         ws_ping_timeout=WS_PING,
+        **logging_kw,
     )
     install_log_filter()  # after Config, which sets up uvicorn's logging
     return config

@@ -36,6 +36,7 @@ from capicua.server.limits import (
     SocketCounts,
     client_key,
 )
+from capicua.server.logsetup import current_table
 from capicua.server.ports import LogUnavailable
 from capicua.server.protocol import Code, ProtocolError
 from capicua.server.shell import RETRY_S, TableShell
@@ -227,6 +228,7 @@ class _Session:
                 return
             self.player_key = key
         self.shell = shell
+        current_table.set(shell.id)  # this socket's log records name its table
         shell.attach(self.conn, self.put, self.close)
         if shell.paused:  # its Join waits until the table can save: say why now
             self.put(json.dumps(protocol.paused_frame(True)))
