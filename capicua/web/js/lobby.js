@@ -159,7 +159,8 @@ function seatChips(ctx, s) {
       ? el('span', { class: 'chip chip--on', text: t('lobby.connected') })
       : el('span', { class: 'chip chip--off', text: t('lobby.disconnected') }));
   } else if (s.kind === 'bot') {
-    chips.push(el('span', { class: 'chip chip--bot', text: t('lobby.neighbour', { level: levelName(s.level) }) }));
+    // The level's short name ("botagorda", not "Botagorda (principiante)"): the chip fits a phone's seat card.
+    chips.push(el('span', { class: 'chip chip--bot', text: t('lobby.neighbour', { level: levelShort(s.level) }) }));
   }
   // In a partnership game each seat says its side, so the host can see who plays with whom.
   if (table.rules && table.rules.partnership && Array.isArray(teams) && teams[s.seat] !== undefined) {
@@ -170,6 +171,10 @@ function seatChips(ctx, s) {
 
 function levelName(level) {
   return has(`level.${level}`) ? t(`level.${level}`) : String(level || '');
+}
+
+function levelShort(level) {
+  return has(`levelshort.${level}`) ? t(`levelshort.${level}`) : levelName(level);
 }
 
 function seatActions(ctx, s) {
