@@ -105,6 +105,10 @@ def test_static_files_are_gzipped_for_a_client_that_takes_gzip(client: Any, vers
 def test_another_version_is_served_but_not_kept_and_unknown_files_are_404(client: Any) -> None:
     r = client.get("/static/v/0123456789ab/js/table.js")
     assert r.status_code == 200 and r.headers["cache-control"] == "no-cache"
+    version = re.search(r"/static/v/([0-9a-f]+)/", client.get("/").text)
+    assert version
+    page = client.get(f"/static/v/{version.group(1)}/table.html")  # a page is not in the version
+    assert page.status_code == 200 and page.headers["cache-control"] == "no-cache"
     for path in ("/static/js/nothing.js", "/static/v/x/js/nothing.js", "/static/../pyproject.toml",
                  "/static/%2e%2e/%2e%2e/pyproject.toml", "/static/v/x/../../app.py", "/static/"):
         assert client.get(path).status_code == 404, path

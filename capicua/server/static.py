@@ -213,7 +213,9 @@ class WebAssets:
         asset = snap.files.get(request.path_params["path"])
         if asset is None:
             raise HTTPException(status_code=404)
-        same = request.path_params["version"] == snap.version
+        path: str = request.path_params["path"]
+        # A page is not in the version (it may change while the files do not): never kept.
+        same = request.path_params["version"] == snap.version and not path.endswith(".html")
         return asset.response(request, IMMUTABLE if same else REVALIDATE)
 
     async def unversioned(self, request: Request) -> Response:
