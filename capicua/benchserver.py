@@ -17,8 +17,11 @@ A guest thinks ``--think`` seconds before each move and before "Siguiente
 mano", and asks for "Otra partida" when a match ends, so the load holds
 steady. Then ``--idle`` more tables are opened and left waiting for their
 guest: the server's memory per idle table, with its socket and after the
-socket has gone. Progress goes to stderr; the table of results to stdout
-(``--json`` for JSON).
+socket has gone. Progress goes to stderr; the table of results to stdout, each
+step's row as soon as the step ends (``--json``: one JSON object per line). A
+step that fails (a 503 from the server's bound on connections, a table that
+never opens) is a row of its own, saying why; the ramp stops there, the rows
+before it stay printed, and the command exits 1.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -210,12 +214,16 @@ class Guest:
 class Server:
     """``python -m capicua.server`` in a process of its own, on a fresh SQLite database."""
 
-    def __init__(self, bot_delay: str, tmp: Path) -> None:
+    def __init__(self, bot_delay: str, tmp: Path, limit_concurrency: int | None = None) -> None:
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}/ws"
+        # Every guest of the load comes from one address: the per-address and per-guest bounds are lifted.
         env = dict(os.environ, CAPICUA_RATE_LIMIT="1000,1", CAPICUA_TABLE_RATE="1000000,1",
-                   CAPICUA_SOCKETS_PER_CLIENT="1000000")
+                   CAPICUA_GUEST_TABLE_RATE="1000000,1", CAPICUA_GUEST_RATE="1000000,1",
+                   CAPICUA_SOCKETS_PER_CLIENT="1000000", CAPICUA_SOCKETS_PER_GUEST="1000000")
+        if limit_concurrency is not None:
+            env["CAPICUA_LIMIT_CONCURRENCY"] = str(limit_concurrency)
         cmd = [sys.executable, "-m", "capicua.server", "--port", str(self.port), "--data-dir", str(tmp),
                "--bot-delay", bot_delay, "--log-level", "warning"]
         self.log = open(tmp / "server.log", "ab")  # noqa: SIM115 - closed in stop()
@@ -263,7 +271,18 @@ async def _pinger(guests: list[Guest], stop: asyncio.Event, every: float) -> Non
         await asyncio.sleep(every)
 
 
+class StepFailed(Exception):
+    """A step of the ramp could not be run: its row says why."""
+
+
+def _why(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}"[:200]
+
+
 async def _open_many(guests: list[Guest], client: Any, level: str, at_once: int = 20) -> None:
+    """Open a table for each guest. :class:`StepFailed` when any could not (once every
+    attempt has ended: none is left running)."""
     sem = asyncio.Semaphore(at_once)
 
     async def one(g: Guest) -> None:
@@ -272,10 +291,16 @@ async def _open_many(guests: list[Guest], client: Any, level: str, at_once: int 
             asyncio.get_running_loop().create_task(g.run())
             await asyncio.wait_for(g.ready.wait(), 120)
 
-    await asyncio.gather(*(one(g) for g in guests))
+    results = await asyncio.gather(*(one(g) for g in guests), return_exceptions=True)
+    failed = [r for r in results if isinstance(r, BaseException)]
+    if failed:
+        raise StepFailed(f"{len(failed)} of {len(guests)} tables did not open ({_why(failed[0])})")
 
 
-async def ramp(args: argparse.Namespace) -> dict[str, Any]:
+Emit = Callable[[str, dict[str, Any]], None]  # ("step" | "idle", its row) as each one ends
+
+
+async def ramp(args: argparse.Namespace, emit: Emit) -> dict[str, Any]:
     import httpx
     from tqdm import tqdm
 
@@ -283,7 +308,7 @@ async def ramp(args: argparse.Namespace) -> dict[str, Any]:
                            "bot_delay": args.bot_delay, "seconds": args.seconds,
                            "ws_compression": WS_COMPRESSION}
     with tempfile.TemporaryDirectory(prefix="capicua-bench-") as tmp:
-        server = Server(args.bot_delay, Path(tmp))
+        server = Server(args.bot_delay, Path(tmp), args.limit_concurrency)
         stats = Stats()
         guests: list[Guest] = []
         rng = random.Random(1)
@@ -300,9 +325,15 @@ async def ramp(args: argparse.Namespace) -> dict[str, Any]:
                            desc="bench-server", dynamic_ncols=True)
                 for n in steps:
                     new = [Guest(server.base, server.ws_url, stats, args.think, rng) for _ in range(n - len(guests))]
+                    guests.extend(new)  # closed at the end, opened or not
                     bar.set_postfix_str(f"opening {len(new)} tables")
-                    await _open_many(new, client, args.level)
-                    guests.extend(new)
+                    try:
+                        await _open_many(new, client, args.level)
+                    except StepFailed as exc:
+                        failed = {"tables": n, "failed": str(exc)}
+                        out["steps"].append(failed)
+                        emit("step", failed)
+                        break
                     bar.set_postfix_str(f"{n} tables")
                     for _ in range(int(args.warmup)):
                         await asyncio.sleep(1)
@@ -321,7 +352,7 @@ async def ramp(args: argparse.Namespace) -> dict[str, Any]:
                     gc.enable()
                     gc.unfreeze()
                     rss = server.rss_kb()
-                    out["steps"].append({
+                    step = {
                         "tables": n,
                         "plays": stats.plays,
                         "latency_ms": {p: round(percentile(stats.latencies, q), 1)
@@ -335,7 +366,9 @@ async def ramp(args: argparse.Namespace) -> dict[str, Any]:
                         "generator_cpu_pct": round(100 * (self_cpu_s() - g0) / dt, 1),
                         "server_rss_mb": round(rss / 1024, 1),
                         "kb_per_table": round((rss - base_rss) / n, 1),
-                    })
+                    }
+                    out["steps"].append(step)
+                    emit("step", step)
                 bar.close()
                 stop.set()
                 pinger.cancel()
@@ -344,9 +377,17 @@ async def ramp(args: argparse.Namespace) -> dict[str, Any]:
                 guests.clear()
             finally:
                 server.stop()
-        if args.idle:
-            out["idle"] = await idle_memory(args)
+        if args.idle and not failed_step(out):
+            try:
+                out["idle"] = await idle_memory(args)
+            except StepFailed as exc:
+                out["idle"] = {"tables": args.idle, "failed": str(exc)}
+            emit("idle", out["idle"])
     return out
+
+
+def failed_step(out: dict[str, Any]) -> bool:
+    return any("failed" in s for s in out["steps"]) or bool(out["idle"] and "failed" in out["idle"])
 
 
 async def idle_memory(args: argparse.Namespace) -> dict[str, Any]:
@@ -389,31 +430,53 @@ async def idle_memory(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def render(out: dict[str, Any]) -> str:
-    lines = [
-        f"capicua bench-server: one guest and neighbours ({out['level']}) per table, think {out['think_s']} s, "
-        f"bot delay {out['bot_delay']} s, {out['seconds']} s per step",
+COLUMNS = 12
+
+
+def render_header(args: argparse.Namespace) -> str:
+    return "\n".join([
+        f"capicua bench-server: one guest and neighbours ({args.level}) per table, think {args.think} s, "
+        f"bot delay {args.bot_delay} s, {args.seconds} s per step, websocket compression {WS_COMPRESSION or 'off'}",
         "baseline: the ping round trip on the same sockets at the same time (the generator's garbage collector "
         "is off while it measures)",
         "",
         "| tables | plays | play→event p50 / p95 / p99 ms | ping p50 / p99 ms | events/s | frames/s | errors "
         "| server CPU % | bot pool CPU % | generator CPU % | server RSS MB | KB/table |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for s in out["steps"]:
-        lat, ping = s["latency_ms"], s["ping_ms"]
-        lines.append(
-            f"| {s['tables']} | {s['plays']} | {lat['p50']} / {lat['p95']} / {lat['p99']} | "
-            f"{ping['p50']} / {ping['p99']} | {s['events_per_s']} | {s['frames_per_s']} | {s['errors']} | "
-            f"{s['server_cpu_pct']} | {s['bot_pool_cpu_pct']} | {s['generator_cpu_pct']} | "
-            f"{s['server_rss_mb']} | {s['kb_per_table']} |"
-        )
-    idle = out.get("idle")
-    if idle:
-        lines += ["", f"idle tables ({idle['tables']} per batch): {idle['kb_per_idle_table']} KB each in memory with "
-                  f"nobody connected (mid-hand, waiting for their guest); {idle['kb_per_table_with_socket']} KB each "
-                  f"with the guest's socket open (server RSS by batch: {idle['rss_mb']} MB)"]
-    return "\n".join(lines)
+    ])
+
+
+def render_step(s: dict[str, Any]) -> str:
+    if "failed" in s:
+        return f"| {s['tables']} | failed: {s['failed']} |" + " |" * (COLUMNS - 2)
+    lat, ping = s["latency_ms"], s["ping_ms"]
+    return (
+        f"| {s['tables']} | {s['plays']} | {lat['p50']} / {lat['p95']} / {lat['p99']} | "
+        f"{ping['p50']} / {ping['p99']} | {s['events_per_s']} | {s['frames_per_s']} | {s['errors']} | "
+        f"{s['server_cpu_pct']} | {s['bot_pool_cpu_pct']} | {s['generator_cpu_pct']} | "
+        f"{s['server_rss_mb']} | {s['kb_per_table']} |"
+    )
+
+
+def render_idle(idle: dict[str, Any]) -> str:
+    if "failed" in idle:
+        return f"\nidle tables ({idle['tables']} per batch): failed: {idle['failed']}"
+    return (f"\nidle tables ({idle['tables']} per batch): {idle['kb_per_idle_table']} KB each in memory with "
+            f"nobody connected (mid-hand, waiting for their guest); {idle['kb_per_table_with_socket']} KB each "
+            f"with the guest's socket open (server RSS by batch: {idle['rss_mb']} MB)")
+
+
+def printer(args: argparse.Namespace) -> Emit:
+    """Print each row as it comes, flushed: a later failure (or a kill) never loses it."""
+
+    def emit(kind: str, row: dict[str, Any]) -> None:
+        if args.json:
+            text = json.dumps({kind: row})
+        else:
+            text = render_step(row) if kind == "step" else render_idle(row)
+        print(text, flush=True)
+
+    return emit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -426,7 +489,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bot-delay", default="0.6,1.5", help='the neighbours\' delay, as capicua serve takes it')
     p.add_argument("--level", default="medio", help="the neighbours' level (default medio)")
     p.add_argument("--idle", type=int, default=1000, help="idle tables to measure memory with (0: skip)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--limit-concurrency", type=int, default=None,
+                   help="the server's bound on connections and requests at once (default: the server's, 1024)")
+    p.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
     p.add_argument("--ws-deflate", choices=("on", "off"), default="on",
                    help="whether the guests' websockets take permessage-deflate, as browsers do (default on)")
     args = p.parse_args(argv)
@@ -438,9 +503,10 @@ def main(argv: list[str] | None = None) -> int:
         uvloop.install()
     except ImportError:
         pass
-    out = asyncio.run(ramp(args))
-    print(json.dumps(out, indent=1) if args.json else render(out))
-    return 0
+    if not args.json:
+        print(render_header(args), flush=True)
+    out = asyncio.run(ramp(args, printer(args)))
+    return 1 if failed_step(out) else 0
 
 
 if __name__ == "__main__":
