@@ -6,6 +6,8 @@
 
 const TOKEN_KEY = 'capicua.token';
 const NICKNAME_KEY = 'capicua.nickname';
+// The token's player id ({player, of: the token's last characters}): pages know "it is me" without asking.
+const PLAYER_KEY = 'capicua.player';
 export const TABLE_KEY = 'capicua:table:';
 // Where tokens were kept before there was one per browser: read once, then dropped.
 const LEGACY_TOKEN_PREF = 'capicua.pref.guest-token';
@@ -52,7 +54,26 @@ export function saveToken(token) {
 
 /** Forget a token the server no longer knows (its store was reset): the next hello watches. */
 export function forgetToken() {
-  try { localStorage.removeItem(TOKEN_KEY); } catch (_) { /* ignore */ }
+  try { localStorage.removeItem(TOKEN_KEY); localStorage.removeItem(PLAYER_KEY); } catch (_) { /* ignore */ }
+}
+
+/** Remember the player id of `token` (POST /api/players says it, and the leaderboard's "me"). */
+export function rememberPlayer(token, player) {
+  if (typeof token === 'string' && token && typeof player === 'string' && player) {
+    setItem(PLAYER_KEY, JSON.stringify({ player, of: token.slice(-8) }));
+  }
+}
+
+/** This browser's player id as kept here (no request), or null: no token, or kept for another token. */
+export function readPlayerId() {
+  const token = readToken();
+  if (!token) return null;
+  try {
+    const kept = JSON.parse(getItem(PLAYER_KEY) || 'null');
+    return kept && kept.of === token.slice(-8) && typeof kept.player === 'string' ? kept.player : null;
+  } catch (_) {
+    return null; // not JSON
+  }
 }
 
 export function readNickname() {
@@ -86,6 +107,7 @@ export async function signIn(nickname) {
   if (r.ok && data && typeof data.token === 'string') {
     saveToken(data.token);
     saveNickname(data.nickname);
+    rememberPlayer(data.token, data.player);
     return { token: data.token, nickname: data.nickname };
   }
   const e = data && data.error && typeof data.error === 'object' ? data.error : {};

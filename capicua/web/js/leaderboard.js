@@ -4,8 +4,8 @@
 // reload from the API and are kept in the address, so a board can be shared.
 
 import { t, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
-import { readToken } from './guest.js';
-import { leaderboardFor, rememberMe, wireProfileLink } from './me.js';
+import { readToken, rememberPlayer } from './guest.js';
+import { leaderboardFor, wireProfileLink } from './me.js';
 import { $, h } from './dom.js';
 
 const BOARDS = ['neighbours', 'friends'];
@@ -99,7 +99,7 @@ async function load() {
   if (asked !== L.asked) return;
   if (got.ok && got.data && Array.isArray(got.data.rows)) {
     L.data = got.data;
-    if (got.data.me && readToken()) rememberMe(readToken(), got.data.me.player);
+    if (got.data.me && readToken()) rememberPlayer(readToken(), got.data.me.player);
   } else {
     L.error = got.status === 0 ? 'network' : ((got.data && got.data.error && got.data.error.code) || 'server');
   }

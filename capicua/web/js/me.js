@@ -1,10 +1,8 @@
 // Who this browser's guest is, for "Mi perfil": the server tells a token's player
-// id only to its holder (GET /api/leaderboard?token=… answers with "me"), and the
-// answer is kept for the tab so every page does not ask again.
+// id only to its holder (POST /api/players, and GET /api/leaderboard's "me"), and
+// the answer is kept in localStorage (guest.js) so no page asks again.
 
-import { readToken } from './guest.js';
-
-const KEY = 'capicua.me';
+import { readToken, readPlayerId, rememberPlayer } from './guest.js';
 
 /** GET /api/leaderboard with this browser's token: the answer's JSON, or null. */
 export async function leaderboardFor(board, period) {
@@ -17,23 +15,16 @@ export async function leaderboardFor(board, period) {
   return { ok: r.ok, status: r.status, data };
 }
 
-/** Remember the player id of this browser's token (from a leaderboard's "me"). */
-export function rememberMe(token, player) {
-  try { sessionStorage.setItem(KEY, JSON.stringify({ token, player })); } catch (_) { /* private mode */ }
-}
-
 /** This browser's player id, or null (no token, or a token the server does not know). */
 export async function myPlayerId() {
   const token = readToken();
   if (!token) return null;
-  try {
-    const kept = JSON.parse(sessionStorage.getItem(KEY) || 'null');
-    if (kept && kept.token === token && typeof kept.player === 'string') return kept.player;
-  } catch (_) { /* not JSON, or no storage */ }
+  const kept = readPlayerId();
+  if (kept) return kept;
   try {
     const { ok, data } = await leaderboardFor('neighbours', 'all');
     const player = ok && data && data.me && typeof data.me.player === 'string' ? data.me.player : null;
-    if (player) rememberMe(token, player);
+    if (player) rememberPlayer(token, player);
     return player;
   } catch (_) {
     return null;
