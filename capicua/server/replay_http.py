@@ -155,7 +155,8 @@ def _told_by_the_log(entries: list[dict[str, Any]], number: int) -> _Told:
                 first_seq = frame["seq"]  # the seq the earlier match ended at
         elif frame["type"] == "said" and current == number:
             said.append(frame)
-    table = {**core.table_state(), "status": "finished", "match_number": number, "watchers": 0, "deadline": None}
+    table = {**core.table_state(), "status": "finished", "match_number": number, "watchers": 0, "deadline": None,
+             "rematch": None}
     # A replay is nobody's live table: no presence, no stand-in playing now.
     table["seats"] = [{k: v for k, v in s.items() if k not in ("connected", "stand_in")} for s in table["seats"]]
     return _Told(table, said, by, first_seq, core._attributed)  # noqa: SLF001 - the one attribution of a play
