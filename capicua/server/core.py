@@ -601,8 +601,10 @@ class TableCore:
         """The next match starts once every player here said "Otra partida" and every
         gone player's seat was decided on (:mod:`capicua.server.rematch`). A seat left
         to its stand-in is the stand-in's from the first move (no grace to wait out)."""
+        if self.status != "finished":
+            return  # (runs after every command: nothing to compute while a match is played)
         check = self._rematch_check()
-        if self.status != "finished" or not check.agreed:
+        if not check.agreed:
             return
         self._commit(out, {"op": "rematch"}, now)
         for seat in check.stand_in:
