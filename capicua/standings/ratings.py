@@ -55,7 +55,7 @@ NEW_RATING = Rating(INITIAL_MU, INITIAL_SIGMA)
 def shown_score(score: float) -> float:
     """The score as the pages show it: μ − 3σ, never below 0. A new guest starts at
     0 (25 − 3 × 25/3) and an early defeat lowers μ faster than it shrinks σ, which
-    would show a beginner a negative score ("−2.1" after one lost match); the
+    would show a beginner a negative score (−0.9 after one lost match, −2.1 after two); the
     ranking keeps the exact figure (docs/ratings.md, "Shown score")."""
     return max(0.0, score)
 
