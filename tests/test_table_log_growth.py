@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from tablesim import NEIGHBOURS, Sim, human
+from websockets.exceptions import ConnectionClosed
 
 from capicua.server.core import ALL, PUBLIC, CoreConfig, Join, Reopen, TableCore
 from capicua.server.inproc import LocalBus, LoopClock, MemoryLog, StoreLog
@@ -142,6 +143,25 @@ def test_a_stranger_flooding_hellos_adds_nothing_to_the_stored_log(live_server: 
     assert after is not None and len(after["events"]) == len(before["events"])
     c.close()
     store.close()
+
+
+def test_the_next_watcher_is_told_too_many_and_its_socket_closes(live_server: Any) -> None:
+    srv = live_server(bot_delay=FROZEN)
+    t = srv.new_table()
+    c = srv.client()
+    c.hello(t["table_id"], t["token"])
+    shell = srv.tables.shells[t["table_id"]]
+    shell.core.config = CoreConfig(max_watchers=1)  # 64 by default: more than one address may open
+    first, second = srv.client(), srv.client()
+    first.send({"type": "hello", "table": t["table_id"], "watch": True})
+    first.until(lambda f: f["type"] == "sync")
+    second.send({"type": "hello", "table": t["table_id"], "watch": True})
+    assert second.error()["code"] == "too_many"
+    with pytest.raises(ConnectionClosed):
+        second.recv()
+    assert shell.core.watchers == 1
+    for ws in (first, c):
+        ws.close()
 
 
 # ------------------------------------------------------------ presence
