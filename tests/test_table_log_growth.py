@@ -16,6 +16,7 @@ import pytest
 from tablesim import NEIGHBOURS, Sim, human
 from websockets.exceptions import ConnectionClosed
 
+from capicua.server import protocol
 from capicua.server.core import ALL, PUBLIC, CoreConfig, Join, Reopen, TableCore
 from capicua.server.inproc import LocalBus, LoopClock, MemoryLog, StoreLog
 from capicua.server.tables import Tables
@@ -62,7 +63,7 @@ def test_watched_events_replay_their_spectators_frames_and_talk() -> None:
     sim.play_out_hand({0: 1})
     sim.leave(7)  # and then nobody
     if sim.core.match.phase == "hand_over":
-        sim.intent(1, __import__("capicua.server.protocol", fromlist=["NextHand"]).NextHand(sim.core.seq))
+        sim.intent(1, protocol.NextHand(sim.core.seq))
         sim.answer_bots()
     game = [e for e in sim.log if e["op"] in ("start_hand", "action")]
     assert game[0].get("watched") is True and "watched" not in game[-1]
@@ -205,8 +206,6 @@ def test_the_others_need_not_wait_for_a_player_who_left_after_the_hand() -> None
     if sim.core.match.phase != "hand_over":
         pytest.skip("the seed ended the match in one hand")
     hand = sim.core.match.view(0)["hand_number"]
-    from capicua.server import protocol
-
     sim.intent(10, protocol.NextHand(sim.core.seq))
     sim.leave(12)  # Carla closed the tab without "Siguiente mano"
     sim.advance(5_000)
