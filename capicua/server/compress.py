@@ -25,11 +25,16 @@ LEVEL = 6
 TEXT_TYPES = ("application/json", "text/", "image/svg+xml", "application/javascript")
 
 
-def _takes_gzip(scope: Scope) -> bool:
-    for part in Headers(scope=scope).get("accept-encoding", "").lower().split(","):
+def takes_gzip(accept_encoding: str) -> bool:
+    """Whether an ``Accept-Encoding`` header takes gzip (named, or ``*``, and not with ``q=0``)."""
+    for part in accept_encoding.lower().split(","):
         name, _, params = part.strip().partition(";")
         if name.strip() in ("gzip", "*"):
-            return params.replace(" ", "") not in ("q=0", "q=0.0", "q=0.00", "q=0.000")
+            q = params.replace(" ", "").removeprefix("q=")
+            try:
+                return not params.strip() or float(q) > 0
+            except ValueError:
+                return True
     return False
 
 
@@ -45,7 +50,7 @@ class GzipAnswers:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not _takes_gzip(scope):
+        if scope["type"] != "http" or not takes_gzip(Headers(scope=scope).get("accept-encoding", "")):
             await self.app(scope, receive, send)
             return
         start: Message | None = None

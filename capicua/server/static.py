@@ -32,6 +32,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from capicua.server.compress import takes_gzip
+
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 GZIP_MIN = 256  # bytes: smaller files go as they are (gzip's header would eat the gain)
@@ -71,7 +73,7 @@ class Asset:
     def response(self, request: Request, cache_control: str, status: int = 200) -> Response:
         """This file for this request: gzipped when the client takes gzip, a 304 when
         the client already has it (``If-None-Match``)."""
-        use_gzip = self.gzipped is not None and accepts_gzip(request)
+        use_gzip = self.gzipped is not None and takes_gzip(request.headers.get("accept-encoding", ""))
         etag = self.etag[:-1] + '-gz"' if use_gzip else self.etag
         headers = {"Cache-Control": cache_control, "ETag": etag}
         if self.gzipped is not None:
@@ -84,23 +86,6 @@ class Asset:
             body = self.gzipped
             headers["Content-Encoding"] = "gzip"
         return Response(body, status_code=status, media_type=self.media_type, headers=headers)
-
-
-def accepts_gzip(request: Request) -> bool:
-    """Whether the client's ``Accept-Encoding`` takes gzip (and does not refuse it with ``q=0``)."""
-    for part in request.headers.get("accept-encoding", "").lower().split(","):
-        name, _, params = part.strip().partition(";")
-        if name.strip() in ("gzip", "*"):
-            q = params.strip().removeprefix("q=").strip()
-            return not (params.strip().startswith("q=") and _zero(q))
-    return False
-
-
-def _zero(q: str) -> bool:
-    try:
-        return float(q) == 0.0
-    except ValueError:
-        return False
 
 
 def _matches(header: str | None, etag: str) -> bool:
