@@ -1,7 +1,7 @@
 """The standings say what their names say (issue 21, item 7), in the store:
 "contra los vecinos" rates only the matches a guest played against neighbours
 (not a match among friends, whoever sat beside them); the score shown never goes
-below 0 (a beginner's first defeat used to show "−2.1"); the profile lists the
+below 0 (a beginner saw "−2.1" after two defeats); the profile lists the
 achievements still to earn, each with how to earn it."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from standings_helpers import Table, find, seats
 from test_standings_store import LOSS, WIN
 
 from capicua.standings import achievements as ach
-from capicua.standings.ratings import NEW_RATING, against_neighbours, rate_board
+from capicua.standings.ratings import NEW_RATING, against_neighbours, rate_board, rate_match
 from capicua.standings.results import SeatResult
 from capicua.store import Store, standings
-from capicua.store.models import RatingHistoryRow, RatingRow
+from capicua.store.models import RatingHistoryRow, RatingRow, ResultRow
 
 
 @pytest.fixture
@@ -114,3 +114,39 @@ def test_the_profile_lists_the_achievements_still_to_earn(store: Store) -> None:
     left = [a["id"] for a in got["to_earn"]]
     assert not set(have) & set(left)
     assert left == [a.id for a in ach.CATALOGUE if a.id not in have]  # the catalogue's order
+
+
+def test_migration_0006_rates_the_neighbours_board_again(tmp_path: Path) -> None:
+    """A database whose neighbours' board was written by the old rule (a match among friends
+    on it): ``upgrade head`` rebuilds that board from the results, the friends' board stays."""
+    store = Store(f"sqlite:///{tmp_path / 'old.sqlite3'}")
+    try:
+        store.migrate("0005")
+        ana, beto, cuca, dani = (store.create_player(n)[0] for n in ("Ana", "Beto", "Cuca", "Dani"))
+        assert Table(store, "t_friends", seats({0: ana, 1: beto, 2: cuca, 3: dani}), private=True).finish(WIN) == [None]
+        with store.sessions.begin() as s:  # what the old rule wrote besides: the same match on the neighbours' board
+            rows = s.scalars(select(ResultRow).where(ResultRow.table_id == "t_friends").order_by(ResultRow.seat)).all()
+            for pid, new in rate_match([standings._as_seat_result(r) for r in rows], {}).items():
+                won = next(r.won for r in rows if r.player_id == pid)
+                s.add(RatingRow(player_id=pid, board="neighbours", mu=new.mu, sigma=new.sigma, score=new.score,
+                                matches=1, won=int(won), updated_at=rows[0].finished_at))
+                s.add(RatingHistoryRow(player_id=pid, board="neighbours", table_id="t_friends", match_number=1,
+                                       at=rows[0].finished_at, mu=new.mu, sigma=new.sigma, score=new.score, won=won))
+        assert Table(store, "t_solo", seats({0: ana}, {1: "experto", 3: "experto"})).finish(LOSS) == [None]
+        with store.sessions() as s:
+            assert s.get(RatingRow, (ana, "neighbours")).matches == 2  # type: ignore[union-attr]
+            friends_before = {pid: s.get(RatingRow, (pid, "friends")).mu for pid in (ana, beto, cuca, dani)}  # type: ignore[union-attr]
+            solo = [standings._as_seat_result(r) for r in s.scalars(
+                select(ResultRow).where(ResultRow.table_id == "t_solo").order_by(ResultRow.seat))]
+
+        store.migrate()
+        with store.sessions() as s:
+            mine = s.get(RatingRow, (ana, "neighbours"))
+            assert mine is not None and mine.matches == 1 and mine.won == 0
+            assert mine.mu == pytest.approx(rate_match(solo, {})[ana].mu)  # as if the friends' match never counted
+            assert history(store, ana, "neighbours") == 1
+            for pid in (beto, cuca, dani):
+                assert s.get(RatingRow, (pid, "neighbours")) is None and history(store, pid, "neighbours") == 0
+            assert {pid: s.get(RatingRow, (pid, "friends")).mu for pid in friends_before} == friends_before  # type: ignore[union-attr]
+    finally:
+        store.close()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, and_, case, func, or_, select
+from sqlalchemy import Connection, and_, case, delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from capicua.standings import achievements as ach
@@ -249,6 +249,50 @@ def backfill(conn: Connection) -> None:
             write_results(s, m.table_id, m.number, m.record, m.updated_at,
                           entries[: match_bounds(entries, m.number)[1]], stand_ins=False)
         s.flush()
+
+
+def rerate_neighbours(conn: Connection) -> None:
+    """The neighbours' board rated again from the results rows, in the order the
+    matches ended, by today's rule (migration 0006): until issue 21 it rated every
+    match of a guest, a match among friends too, though its name says "contra los
+    vecinos". The other boards, the results, experience and achievements stay."""
+    board = "neighbours"
+    with Session(bind=conn) as s:
+        rows = s.scalars(
+            select(ResultRow).order_by(ResultRow.finished_at, ResultRow.table_id, ResultRow.match_number, ResultRow.seat)
+        ).all()
+        s.execute(delete(RatingHistoryRow).where(RatingHistoryRow.board == board))
+        s.execute(delete(RatingRow).where(RatingRow.board == board))
+        current: dict[str, Rating] = {}
+        updated: dict[str, datetime] = {}
+        start = 0
+        while start < len(rows):  # one match at a time: its rows are consecutive (one end time)
+            end = start + 1
+            while end < len(rows) and (rows[end].table_id, rows[end].match_number) == (
+                    rows[start].table_id, rows[start].match_number):
+                end += 1
+            match = [_as_seat_result(r) for r in rows[start:end]]
+            first = rows[start]
+            for pid, new in rate_board(board, match, current).items():
+                seat = next(r for r in match if r.player == pid)
+                current[pid], updated[pid] = new, first.finished_at
+                s.add(RatingHistoryRow(player_id=pid, board=board, table_id=first.table_id,
+                                       match_number=first.match_number, at=first.finished_at, mu=new.mu,
+                                       sigma=new.sigma, score=new.score, won=seat.won and not seat.left_for_good))
+            start = end
+        for pid, r in current.items():
+            s.add(RatingRow(player_id=pid, board=board, mu=r.mu, sigma=r.sigma, score=r.score, matches=r.matches,
+                            won=r.won, updated_at=updated[pid]))
+        s.flush()
+
+
+def _as_seat_result(r: ResultRow) -> SeatResult:
+    return SeatResult(
+        seat=r.seat, player=r.player_id, bot_level=r.bot_level, team=r.team, points=r.points, won=r.won,
+        pollona=r.pollona, viajera=r.viajera, capicuas=r.capicuas, dominoes=r.dominoes,
+        top_double_out=r.top_double_out, tranques_won=r.tranques_won, hands_won=r.hands_won,
+        hands_lost=r.hands_lost, hands_played=r.hands_played, left_for_good=r.left_for_good,
+    )
 
 
 # ------------------------------------------------------------------ honours
