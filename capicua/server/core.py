@@ -224,7 +224,6 @@ class TableCore:
         self._leaving: dict[int, int] = {}
         self._last_table: tuple[Any, ...] = ()  # what the last table state sent showed
         self._table_told_at = 0  # when the last table frame was sent
-        self._note_at: int | None = None  # when a table frame tells a new count of watchers
         # Effect bookkeeping (what the shell was asked to do; rebuilt after a load).
         self._timers: dict[str, int] = {}
         self._asked: str | None = None
