@@ -11,6 +11,7 @@ the ready check with one player gone at 1280 and 360 px go to /work/shots/H1a/
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,15 @@ browser = lobby_web.browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 SHOTS = Path("/work/shots/H1a") if Path("/work/shots").is_dir() else ARTIFACTS
+DEBOUNCE_MS = 300  # a closed tab counts as a player gone after this (the server's default is 5 s)
+
+
+def quick_server(live_server: Any) -> Any:
+    """A live server whose tables take a closed tab for a player gone sooner: the test
+    need not wait out the presence debounce."""
+    srv = live_server()
+    srv.tables.config = dataclasses.replace(srv.tables.config, presence_debounce_ms=DEBOUNCE_MS)
+    return srv
 
 
 def match_end(f: dict[str, Any]) -> bool:
@@ -60,7 +70,7 @@ def shot(p: Player, name: str) -> None:
 def test_a_gone_friend_blocks_otra_partida_until_the_host_gives_the_seat_to_a_neighbour(
     browser: Any, live_server: Any
 ) -> None:
-    srv = live_server()
+    srv = quick_server(live_server)
     opened = srv.new_table(nickname="Ana", preset="cubano", private=True, options={"target": 50})
     tid = opened["table_id"]
     tokens = {"Ana": opened["token"]}
@@ -144,7 +154,7 @@ def test_a_gone_friend_blocks_otra_partida_until_the_host_gives_the_seat_to_a_ne
 
 
 def test_the_host_takes_the_table_back_to_its_lobby_when_a_friend_is_gone(browser: Any, live_server: Any) -> None:
-    srv = live_server()
+    srv = quick_server(live_server)
     opened = srv.new_table(nickname="Ana", preset="mano-a-mano", private=True, options={"target": 50})
     tid = opened["table_id"]
     beto_token = srv.post("/api/players", {"nickname": "Beto"}).json()["token"]
