@@ -49,7 +49,9 @@ from capicua.server.limits import (
     HttpLimits,
 )
 from capicua.server.logsetup import log_config
+from capicua.server.notfound import not_found_page
 from capicua.server.phrases import catalogue as phrase_catalogue
+from capicua.server.replay_http import Replays
 from capicua.server.replay_http import api_endpoint as replay_api
 from capicua.server.replay_http import page_endpoint as replay_page
 from capicua.server.sockets import SocketLimits, Sockets
@@ -175,6 +177,7 @@ def create_app(
     web = Path(web_dir) if web_dir else WEB
     assets = WebAssets(web)  # the pages and static files, versioned and gzipped (capicua.server.static)
     services: dict[str, Any] = {}
+    replays = Replays(lambda: services["tables"])  # built off the loop, kept while the app runs
     limits = SocketLimits(rate_limit, sockets_per_seat, sockets_per_client, hello_timeout, sockets_per_guest)
     http_limits = HttpLimits(guest_table_rate, table_rate, guest_rate)
     next_ms = int(1000 * (2 * bot_delay[1] if auto_next_s is None else auto_next_s))
@@ -208,6 +211,7 @@ def create_app(
         app.state.tables = tables
         app.state.analyst = analyst
         app.state.guests = guests
+        app.state.replays = replays
         app.state.loop = asyncio.get_running_loop()
         tables.start_sweeping(min(30.0, max(0.05, idle_s / 4)))
         log.info("ready: %s store, bots in %s", store.engine.dialect.name,
@@ -253,7 +257,7 @@ def create_app(
         Route("/api/neighbours", handler("neighbours")),
         Route("/api/phrases", phrases),
         Route("/api/verify", handler("verify")),
-        Route("/api/replay/{table_id}/{match_number}", replay_api(lambda: services["tables"])),
+        Route("/api/replay/{table_id}/{match_number}", replay_api(replays)),
         Route("/replay/{table_id}/{match_number}", replay_page(lambda: services["tables"], web)),
         Route("/api/analysis/{table_id}/{match_number}", analysis_endpoint(lambda: services["analyst"])),
         Route("/api/players", handler("sign_in"), methods=["POST"]),
@@ -265,7 +269,9 @@ def create_app(
         Route("/static/v/{version}/{path:path}", assets.versioned),
         Route("/static/{path:path}", assets.unversioned),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(GzipAnswers)])
+    # An unknown URL: a page in the site's style and the reader's language; JSON under /api/ (capicua.server.notfound).
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(GzipAnswers)],
+                     exception_handlers={404: not_found_page(assets)})
 
 
 # ------------------------------------------------------------------ running

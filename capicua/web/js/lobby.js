@@ -375,10 +375,14 @@ function watchUrl(tableId) {
   return `/t/${encodeURIComponent(tableId)}?mirar=1`;
 }
 
-/** Show `kind`'s notice (null: none) in #table-notice, with "Mirar" (this table, watching) and "Inicio". */
-export function renderNotice(kind, tableId) {
+/**
+ * Show `kind`'s notice (null: none) in #table-notice, with "Mirar" (this table, watching) and "Inicio";
+ * a finished match's (`matchNumber`) also with its replay, since the page shows no table under it.
+ */
+export function renderNotice(kind, tableId, matchNumber = null) {
   const box = $('table-notice');
-  const drawn = kind ? `${kind}:${lang()}:${tableId}` : '';
+  const replay = kind === 'finished' && typeof matchNumber === 'number' ? `/replay/${encodeURIComponent(tableId)}/${matchNumber}` : null;
+  const drawn = kind ? `${kind}:${lang()}:${tableId}:${replay}` : '';
   if (box.dataset.drawn === drawn) return; // drawn already (a focused link keeps its focus)
   box.dataset.drawn = drawn;
   box.hidden = !kind;
@@ -387,6 +391,7 @@ export function renderNotice(kind, tableId) {
   box.replaceChildren(
     el('p', { class: 'notice-text', 'data-testid': 'notice-text', text: t(`notice.${kind}`) }),
     el('div', { class: 'notice-actions' },
+      replay ? el('a', { class: 'btn btn-small', href: replay, 'data-testid': 'notice-replay', text: t('replay.link') }) : null,
       el('a', { class: 'btn btn-small', href: watchUrl(tableId), 'data-testid': 'notice-watch', text: t('notice.watch') }),
       el('a', { class: 'btn btn-primary btn-small', href: '/', 'data-testid': 'notice-home', text: t('nav.home') })));
 }

@@ -54,7 +54,7 @@ const S = {
   panelReturnFocus: null, // what had the focus before the panel opened
   status: 'connecting',
   paused: false, // the server cannot save: nothing changes until it says so
-  fatal: false,
+  fatal: null, // the key of what makes the table unusable ("err.unknown_table"): the page says only that
 };
 
 // ---------------------------------------------------------------- helpers
@@ -277,14 +277,23 @@ function confetti() {
   }
 }
 
-function showFatal(msg) {
-  S.fatal = true;
+/**
+ * The table cannot be shown (no such table): the page says so on its own, in
+ * the current language (`key`), with a way home; the top bar keeps its language toggle.
+ */
+function showFatal(key) {
+  S.fatal = key;
+  renderFatal();
+}
+
+function renderFatal() {
   const box = $('fatal');
-  fill(box, 
+  box.hidden = !S.fatal;
+  if (!S.fatal) return;
+  fill(box,
     h('div', { class: 'fatal-card' },
-      h('p', { text: msg }),
+      h('p', { text: t(S.fatal) }),
       h('a', { class: 'btn btn-primary', href: '/', text: t('btn.home'), 'data-testid': 'go-home' })));
-  box.hidden = false;
 }
 
 // ---------------------------------------------------------------- seats
@@ -1205,7 +1214,11 @@ function showLobby() {
   $('felt').hidden = inLobby;
   $('me').hidden = inLobby;
   S.notice = S.fatal || S.watch ? null : noticeFor(table, S.seat); // ?mirar=1 chose to watch: nothing to explain
-  renderNotice(S.notice, S.tableId);
+  renderNotice(S.notice, S.tableId, table && table.match_number);
+  // A page with only something to say (no such table; a finished match this browser had no seat at):
+  // no ghost table under it, the top bar keeps only its language toggle (capicua.css).
+  document.body.dataset.page = S.fatal ? 'fatal' : S.notice === 'finished' ? 'notice' : 'table';
+  renderFatal();
   if (!inLobby) return false;
   const me = S.seat ?? 0; // a watcher sees the table from South
   renderLobby({
@@ -1559,7 +1572,7 @@ function handleError(f) {
   // A refused hello: no such table (a malformed id is a mistyped or guessed link too).
   if (code === 'unknown_table' || (code === 'malformed' && !S.tableInfo)) {
     conn.stop();
-    showFatal(t('err.unknown_table'));
+    showFatal('err.unknown_table');
     renderAll();
     return;
   }
@@ -1701,7 +1714,8 @@ export function mountTable(source, { tableId = pageTableId, watch = watchOnly, r
     onStatus: (st) => { S.status = st; renderConn(); },
   });
   if (!S.tableId) {
-    showFatal(t('err.unknown_table'));
+    showFatal('err.unknown_table');
+    renderAll();
   } else {
     renderAll();
     loadNeighbours().then(() => renderAll());
