@@ -254,6 +254,8 @@ function clearHandBanners() {
 function seatBanner(seat, kind, text, ms = 1900) {
   const card = seatCards.get(seat);
   if (!card) return;
+  // One stamp at a seat at a time: fast moves (passes, draws, a score) replace it rather than pile up.
+  for (const old of card.banners.querySelectorAll('.sbanner')) old.remove();
   const el = h('div', { class: `sbanner sbanner--${kind}`, 'data-testid': 'banner', 'data-kind': kind, 'data-seat': seat });
   el.wordIt = () => { el.textContent = text(); };
   el.wordIt();
@@ -323,7 +325,10 @@ function ensureSeats() {
     // Two seats across the top: in play order, which runs right to left when play is counter-clockwise.
     card.el.style.order = String(clockwise() ? relOf(s) : -relOf(s));
     card.hand.append(card.count, card.tiles);
-    card.el.append(card.id, card.hand, card.banners);
+    card.el.append(card.id, card.hand);
+    // A stamp never covers a name: at a side seat it lies on the seat's tiles (leaning to the board);
+    // at the top and the bottom, whose cards put the name beside the tiles, it sits just off the card, toward the board.
+    ((slot === 'left' || slot === 'right') ? card.hand : card.el).append(card.banners);
     $(`slot-${slot}`).append(card.el);
     seatCards.set(s, card);
   }
@@ -646,8 +651,6 @@ function drawTarget(seat, key) {
 
 /** One draw, shown: the seat's "roba" stamp, a face-down tile flying to it, the count going up as it lands. */
 function showDraw(seat) {
-  const card = seatCards.get(seat);
-  if (card) for (const old of card.banners.querySelectorAll('.sbanner--draw')) old.remove();
   seatBanner(seat, 'draw', () => t('banner.draw'), 700);
   renderInFlight();
   travel.landDraw(seat, boneyardRect(), (key) => drawTarget(seat, key)).then(renderInFlight);

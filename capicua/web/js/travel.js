@@ -98,12 +98,34 @@ function fly(content, from, to, ms, kind) {
   return anim.finished.catch(() => null).then(() => el.remove());
 }
 
-/** Hide the board tiles that are still in the air (the board may have been drawn again meanwhile). */
+/**
+ * Hide the board tiles that are still in the air (the board may have been drawn again meanwhile),
+ * and the open ends' numbers they bring: an end's badge shows once the tile that made it has landed.
+ */
 export function hideInAir(board) {
   for (const key of inAir) {
     const g = board.querySelector(`.line .tile[data-key="${key}"]`);
     if (g) g.style.visibility = 'hidden';
   }
+  for (const badge of board.querySelectorAll('.end-badge')) {
+    badge.style.visibility = inAir.has(endMaker(board, badge)) ? 'hidden' : '';
+  }
+}
+
+/**
+ * The key of the tile that made an open end what it shows: the last tile on its line, or, on a
+ * line still empty, where it starts (the first tile; on a double-nine cross, the double it grows from).
+ */
+function endMaker(board, badge) {
+  const end = badge.dataset.end;
+  let last = null;
+  for (const g of board.querySelectorAll(`.line .tile[data-arm="${end}"]`)) {
+    if (!last || Number(g.dataset.index) > Number(last.dataset.index)) last = g;
+  }
+  if (last) return last.dataset.key;
+  if (/^arm\d+$/.test(end)) return `${badge.dataset.value}-${badge.dataset.value}`;
+  const centre = board.querySelector('.line .tile[data-center="true"]');
+  return centre ? centre.dataset.key : null;
 }
 
 export function isInAir(key) { return inAir.has(key); }
@@ -116,7 +138,7 @@ export function isInAir(key) { return inAir.has(key); }
  */
 export function flyPlay(tile, fromEl, board, onLand) {
   const key = tileKey(tile);
-  if (reducedMotion() || !fromEl) { inAir.delete(key); onLand(); return; }
+  if (reducedMotion() || !fromEl) { inAir.delete(key); hideInAir(board); onLand(); return; }
   // Measured now: the seat is drawn again (one tile fewer) before the flight starts.
   const from = fromEl.getBoundingClientRect();
   inAir.add(key);
@@ -124,6 +146,7 @@ export function flyPlay(tile, fromEl, board, onLand) {
     const g = board.querySelector(`.line .tile[data-key="${key}"]`);
     const land = () => {
       inAir.delete(key);
+      hideInAir(board); // its end's number shows now
       const now = board.querySelector(`.line .tile[data-key="${key}"]`);
       if (now) {
         now.style.visibility = '';
