@@ -562,17 +562,19 @@ def test_a_play_a_stand_in_made_for_me_says_so_in_both_languages(browser: Any, b
 
         yoli = {"name": "Yoli", "character": "yoli"}
         hand = [t for t in mid_view()["hand"] if t != [1, 4]]
-        after = {**mid_view(), "hand": hand, "legal": [], "turn": 1}
+        # The board after each play (a play is said by the number of the end it went on: "al 1", "al doble 6").
+        after = {**mid_view(), "hand": hand, "legal": [], "turn": 1, "arms": {"left": [[5, 6], [6, 6]], "right": [[3, 1], [1, 4]]},
+                 "ends": [{"end": "left", "value": 6, "double": True}, {"end": "right", "value": 4, "double": False}]}
         # My time ran out: my stand-in played my turn.
         timed = {"kind": "play", "seat": 0, "tile": [1, 4], "end": "right", "by": "timeout", "stand_in": yoli}
         push(page, events_frame(18, [timed], after))
-        ticker_says("Se te acabó el tiempo. Yoli jugó por ti el 1-4 por la derecha.")
+        ticker_says("Se te acabó el tiempo. Yoli jugó por ti el 1-4 al 1.")
         page.click('[data-testid="lang-toggle"]')
-        ticker_says("Your time ran out. Yoli played for you: 1-4 on the right.")
+        ticker_says("Your time ran out. Yoli played for you: 1-4 on the 1.")
         # A neighbour's own play is not "for me".
         push(page, events_frame(19, [{"kind": "play", "seat": 1, "tile": [4, 4], "end": "right", "by": "bot"}],
-                                {**after, "turn": 2}))
-        ticker_says("Pancho plays double 4 on the right.")
+                                {**after, "turn": 2, "arms": {"left": [[5, 6], [6, 6]], "right": [[3, 1], [1, 4], [4, 4]]}}))
+        ticker_says("Pancho plays double 4 on the 4.")
         # Back after a drop: the events missed come replayed; two of them my stand-in's plays for me.
         page.evaluate("window.__drop()")
         page.wait_for_function("window.__sent.filter((f) => f.type === 'hello').length === 2", timeout=WAIT_MS)
@@ -590,8 +592,8 @@ def test_a_play_a_stand_in_made_for_me_says_so_in_both_languages(browser: Any, b
         ticker_says("Mientras no estabas, Yoli jugó por ti: 2 fichas.")
         # My own play is mine.
         push(page, events_frame(27, [{"kind": "play", "seat": 0, "tile": [6, 1], "end": "left", "by": "human"}],
-                                {**after, "turn": 1}))
-        ticker_says("Juegas el 6-1 por la izquierda.")
+                                {**after, "turn": 1, "arms": {"left": [[5, 6], [6, 6], [6, 1]], "right": [[3, 1], [1, 4]]}}))
+        ticker_says("Juegas el 6-1 al doble 6.")
         assert page.errors == []
     finally:
         ctx.close()
