@@ -11,14 +11,23 @@ proof (:func:`capicua.verify.verify_record_hand`, the answer of
 ``/api/verify``).
 
 The table log adds what the record does not hold: who made each move (the
-log's ``by``), the table around the match and what was said at the table
-(the ``said`` frames the table sent, rebuilt by
-:meth:`~capicua.server.core.TableCore.from_log`), each with the ``seq`` of
-the step it followed.
+log's ``by``), the table as the match ended and what was said at the table
+during it (the ``said`` frames the table sent), each with the ``seq`` of the
+step it followed (:func:`capicua.server.matchaccess.rebuild_match`).
 
-Every refusal is a coded error (404 ``unknown_table`` / ``unknown_match``,
-409 ``match_not_over``, 400 ``malformed``, 503 ``unavailable``); the work
-runs in a worker thread, never on the event loop.
+A replay of a long match is megabytes of views. A finished match never
+changes, so :class:`Replays` builds each one once, in a worker thread —
+engine, JSON (written piece by piece, so no single call holds the interpreter
+for long) and gzip — keeps the gzipped bytes (:class:`ReplayCache`, bounded by
+size) and serves every later request from them. At most :data:`BUILDS`
+builds run at once; a request that would wait behind more than
+:data:`WAITING` others is answered ``503 busy`` with ``Retry-After``.
+
+A private table's match is shown to its players and to holders of its own
+link only (:mod:`capicua.server.matchaccess`): anyone else gets ``403
+private_match``. Every refusal is a coded error (404 ``unknown_table`` /
+``unknown_match``, 409 ``match_not_over``, 400 ``malformed``, 503
+``unavailable`` / ``busy``).
 """
 
 from __future__ import annotations
@@ -26,7 +35,9 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
-from collections.abc import Callable
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,36 +45,58 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 
-from capicua.engine import EngineError, Match, RecordError, parse_action, replay, rules_from_json
+from capicua.engine import Match, RecordError, parse_action, replay, rules_from_json
 from capicua.server import protocol
-from capicua.server.core import AUTO, AUTOMATIC, CoreConfig, TableCore
+from capicua.server.compress import takes_gzip
+from capicua.server.core import AUTO, AUTOMATIC
+from capicua.server.matchaccess import REBUILD_ERRORS, Access, access_of, rebuild_match, share_link
 from capicua.server.ports import LogUnavailable
 from capicua.server.protocol import table_id_ok
+from capicua.server.viewer import TokenError, viewer
 from capicua.verify import VerifyError, verify_record_hand
 
 MAX_MATCH = 10_000  # no table plays this many matches; 5 digits at most
-GZIP_MIN = 2048  # bytes: smaller answers go as they are
+CACHE_BYTES = 32 * 2**20  # gzipped replays kept in memory (a 20-hand match is about 60 KB of them)
+BUILDS = 1  # replays built at once: pure Python, so more threads add no speed, only waits for the loop
+WAITING = 16  # replays of other matches that may wait for a build slot; more are told to come back
+RETRY_AFTER_S = 2
+SPLIT_DEPTH = 4  # JSON containers this deep are written piece by piece (body, hands, a hand, its frames)
+QUERY_KEYS = ("k",)
 
 
 class ReplayError(Exception):
     """A replay that cannot be served: its protocol code and HTTP status."""
 
-    def __init__(self, code: str, message: str, status: int) -> None:
+    def __init__(self, code: str, message: str, status: int, field: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.status = status
+        self.field = field
 
     def body(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": str(self)}}
+        error: dict[str, Any] = {"code": self.code, "message": str(self)}
+        if self.field is not None:
+            error["field"] = self.field
+        return {"error": error}
 
 
 @dataclass(frozen=True, slots=True)
 class StoredMatch:
     """What the store holds of the match asked for, and the table's log."""
 
+    table_id: str
     number: int
     record: dict[str, Any]
     entries: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    """A finished match's replay as it goes on the wire, and who may see it."""
+
+    gzipped: bytes  # the JSON answer, gzipped
+    size: int  # bytes of the JSON before gzip
+    access: Access
 
 
 def parse_match_number(raw: str) -> int:
@@ -102,21 +135,22 @@ async def load_match(tables: Any, table_id: str, raw_number: str) -> StoredMatch
         entries = await tables.log.load(table_id)
     except LogUnavailable as exc:
         raise ReplayError("unavailable", "the store cannot be read right now", 503) from exc
-    return StoredMatch(parse_match_number(raw_number), record, entries or [])
+    return StoredMatch(table_id, parse_match_number(raw_number), record, entries or [])
 
 
 # ------------------------------------------------------------------ building
 
 
-def build_replay(stored: StoredMatch) -> dict[str, Any]:
-    """The replay of a finished match (docs/protocol.md, "Replay")."""
+def build_replay(stored: StoredMatch) -> tuple[dict[str, Any], Access]:
+    """The replay of a finished match (docs/protocol.md, "Replay") and who may see it."""
     try:
         replay(stored.record)  # every recorded fact re-checked before anything is shown
     except RecordError as exc:
         raise ReplayError("bad_record", f"the stored record does not replay: {exc}", 422) from exc
     told = _told_by_the_log(stored.entries, stored.number)
+    access = access_of(stored.entries, stored.number, told.players)
     hands = _hands(stored.record, told)
-    return {
+    body = {
         "table": told.table,
         "match": stored.number,
         "hands": hands,
@@ -124,6 +158,57 @@ def build_replay(stored: StoredMatch) -> dict[str, Any]:
         "scores": list(stored.record["scores"]),
         "result": stored.record["result"],
     }
+    link = share_link(stored.table_id, stored.number, access)
+    if link is not None:
+        body["share"] = link
+    return body, access
+
+
+def build_encoded(stored: StoredMatch) -> Built:
+    """The replay built and gzipped, as it is kept and sent (in a worker thread)."""
+    body, access = build_replay(stored)
+    gzipped, size = gzip_json(body)
+    return Built(gzipped, size, access)
+
+
+def json_pieces(value: Any, depth: int = 0) -> Iterator[str]:
+    """``value`` as compact JSON text, in pieces: containers down to :data:`SPLIT_DEPTH`
+    are written item by item, so that the JSON encoder (which holds the interpreter
+    for the whole of each call) never runs for long at a time and the event loop's
+    thread gets its turns while a replay is written."""
+    if depth < SPLIT_DEPTH and isinstance(value, dict) and value:
+        yield "{"
+        for i, (key, item) in enumerate(value.items()):
+            yield ("," if i else "") + json.dumps(str(key)) + ":"
+            yield from json_pieces(item, depth + 1)
+        yield "}"
+    elif depth < SPLIT_DEPTH and isinstance(value, list) and value:
+        yield "["
+        for i, item in enumerate(value):
+            if i:
+                yield ","
+            yield from json_pieces(item, depth + 1)
+        yield "]"
+    else:
+        yield json.dumps(value, separators=(",", ":"))
+
+
+def gzip_json(value: Any, chunk: int = 1 << 16) -> tuple[bytes, int]:
+    """``value`` as gzipped compact JSON, and the JSON's size before gzip."""
+    packer = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # the gzip format
+    out: list[bytes] = []
+    waiting: list[bytes] = []
+    held = size = 0
+    for piece in json_pieces(value):
+        data = piece.encode()
+        waiting.append(data)
+        held += len(data)
+        if held >= chunk:
+            out.append(packer.compress(b"".join(waiting)))
+            size, waiting, held = size + held, [], 0
+    out.append(packer.compress(b"".join(waiting)))
+    out.append(packer.flush())
+    return b"".join(out), size + held
 
 
 @dataclass(slots=True)
@@ -135,31 +220,25 @@ class _Told:
     by: list[list[str]]  # per hand, who made each choice (the log's ``by``)
     first_seq: int  # the table's seq before the match's first event
     attribute: Callable[[dict[str, Any], str, int], dict[str, Any]] | None  # the core's attribution of a play
+    players: frozenset[str] | None  # the guests seated while it was played (None: the log did not rebuild)
 
 
 def _told_by_the_log(entries: list[dict[str, Any]], number: int) -> _Told:
-    """Rebuild the table from its log (the frames it sent included) and keep what match ``number`` needs.
+    """Rebuild the table from its log up to the match's end and keep what match ``number`` needs.
 
     A log that cannot be rebuilt (it should not happen) leaves the replay without
     talk, names and attributions: the record alone still replays."""
     by = _choices_by(entries, number)
     try:
-        core, frames = TableCore.from_log(entries, CoreConfig())
-    except (ValueError, KeyError, TypeError, EngineError):
-        return _Told(None, [], by, 0, None)
-    current, first_seq, said = 1, 0, []
-    for _, frame in frames:
-        if frame["type"] == "table" and frame["table"]["match_number"] != current:
-            current = frame["table"]["match_number"]
-            if current == number:
-                first_seq = frame["seq"]  # the seq the earlier match ended at
-        elif frame["type"] == "said" and current == number:
-            said.append(frame)
-    table = {**core.table_state(), "status": "finished", "match_number": number, "watchers": 0, "deadline": None,
-             "rematch": None}
+        end = rebuild_match(entries, number)
+    except REBUILD_ERRORS:
+        return _Told(None, [], by, 0, None, None)
+    core = end.core
+    table = {**core.table_state(), "status": "finished", "match_number": number, "watchers": 0, "deadline": None}
     # A replay is nobody's live table: no presence, no stand-in playing now.
     table["seats"] = [{k: v for k, v in s.items() if k not in ("connected", "stand_in")} for s in table["seats"]]
-    return _Told(table, said, by, first_seq, core._attributed)  # noqa: SLF001 - the one attribution of a play
+    # The core's own attribution of a play (the log's by, a stand-in's name).
+    return _Told(table, end.said, by, end.first_seq, core._attributed, end.players)  # noqa: SLF001
 
 
 def _choices_by(entries: list[dict[str, Any]], number: int) -> list[list[str]]:
@@ -261,32 +340,149 @@ def _same_json(a: Any, b: Any) -> bool:
 # ------------------------------------------------------------------ HTTP
 
 
-async def replay_answer(tables: Any, table_id: str, raw_number: str) -> tuple[int, dict[str, Any]]:
-    """``(status, body)`` for ``GET /api/replay/{table_id}/{match_number}``."""
+class ReplayCache:
+    """Finished matches' replays, gzipped, the least recently asked dropped first so that
+    the bytes kept stay within ``max_bytes`` (a replay bigger than that is not kept)."""
+
+    def __init__(self, max_bytes: int = CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._kept: OrderedDict[tuple[str, int], Built] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def get(self, key: tuple[str, int]) -> Built | None:
+        built = self._kept.get(key)
+        if built is not None:
+            self._kept.move_to_end(key)
+        return built
+
+    def put(self, key: tuple[str, int], built: Built) -> None:
+        if len(built.gzipped) > self.max_bytes:
+            return
+        old = self._kept.pop(key, None)
+        if old is not None:
+            self.bytes -= len(old.gzipped)
+        self._kept[key] = built
+        self.bytes += len(built.gzipped)
+        while self.bytes > self.max_bytes:
+            _, dropped = self._kept.popitem(last=False)
+            self.bytes -= len(dropped.gzipped)
+
+
+class Replays:
+    """Every replay this server serves: each built once, off the event loop, at most
+    ``builds`` at once, then served from :class:`ReplayCache`."""
+
+    def __init__(
+        self, tables_of: Callable[[], Any], cache_bytes: int = CACHE_BYTES, builds: int = BUILDS,
+        waiting: int = WAITING,
+    ) -> None:
+        self.tables_of = tables_of
+        self.cache = ReplayCache(cache_bytes)
+        self.builds = builds
+        self.waiting = waiting
+        self.built = 0  # replays built so far (each is built once while it stays kept)
+        self._slots: asyncio.Semaphore | None = None
+        self._building: dict[tuple[str, int], asyncio.Task[Built]] = {}
+
+    async def get(self, table_id: str, raw_number: str) -> Built:
+        """The replay of match ``raw_number`` of ``table_id``: kept, being built, or built now.
+        Raises :class:`ReplayError`."""
+        if not table_id_ok(table_id):
+            raise ReplayError("unknown_table", "no such table", 404)
+        key = (table_id, parse_match_number(raw_number))
+        kept = self.cache.get(key)
+        if kept is not None:
+            return kept
+        task = self._building.get(key)
+        if task is None:
+            if len(self._building) >= self.builds + self.waiting:
+                raise ReplayError("busy", "too many replays are being prepared; try again in a moment", 503)
+            # A task of its own: a client that goes away does not cancel a build others wait for.
+            task = asyncio.get_running_loop().create_task(self._build(key, raw_number), name=f"replay {key}")
+            self._building[key] = task
+            task.add_done_callback(lambda t: self._done(key, t))
+        return await asyncio.shield(task)
+
+    async def _build(self, key: tuple[str, int], raw_number: str) -> Built:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.builds)
+        async with self._slots:
+            stored = await load_match(self.tables_of(), key[0], raw_number)
+            built = await asyncio.to_thread(build_encoded, stored)
+        self.built += 1
+        return built
+
+    def _done(self, key: tuple[str, int], task: asyncio.Task[Built]) -> None:
+        del self._building[key]
+        if not task.cancelled() and task.exception() is None:
+            self.cache.put(key, task.result())
+
+
+def error_response(exc: ReplayError) -> Response:
+    headers = {"Cache-Control": "no-store"}
+    if exc.code == "busy":
+        headers["Retry-After"] = str(RETRY_AFTER_S)
+    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+
+
+def _share_key(request: Request) -> str | None:
+    """The ``k`` of a private match's own link; refuses a token and any other parameter."""
+    for name in request.query_params:
+        if name == "token":
+            raise ReplayError("malformed", "the token goes in the Authorization header, never in the address", 400,
+                              "token")
+        if name not in QUERY_KEYS:
+            raise ReplayError("malformed", f"unknown parameter {name}", 400, name)
+    keys = request.query_params.getlist("k")
+    if len(keys) > 1:
+        raise ReplayError("malformed", "k is given more than once", 400, "k")
+    return keys[0] if keys else None
+
+
+async def check_access(request: Request, access: Access) -> None:
+    """Refuse (403 ``private_match``) a private match to anyone but its players and holders of its link."""
+    key = _share_key(request)
+    if not access.private or access.allows(None, key):
+        return
     try:
-        stored = await load_match(tables, table_id, raw_number)
-        return 200, await asyncio.to_thread(build_replay, stored)
+        guest = await viewer(request)
+    except TokenError as exc:
+        raise ReplayError(exc.code, str(exc), exc.status, exc.field) from None
+    if not access.allows(guest.player if guest is not None else None, key):
+        raise ReplayError("private_match", "this match was played at a private table: it is for its players", 403)
+
+
+async def replay_response(request: Request, replays: Replays, table_id: str, raw_number: str) -> Response:
+    """The answer of ``GET /api/replay/{table_id}/{match_number}``."""
+    try:
+        _share_key(request)  # a malformed query is refused before anything is read
+        built = await replays.get(table_id, raw_number)
+        await check_access(request, built.access)
     except ReplayError as exc:
-        return exc.status, exc.body()
+        return error_response(exc)
+    headers = {
+        "Vary": "Accept-Encoding, Authorization",
+        # A finished match never changes; a private one stays out of shared caches.
+        "Cache-Control": "private, no-cache" if built.access.private else "public, max-age=86400",
+    }
+    if takes_gzip(request.headers.get("accept-encoding", "")):
+        # Already compressed: a gzip middleware leaves a response with Content-Encoding alone.
+        headers["Content-Encoding"] = "gzip"
+        return Response(built.gzipped, media_type="application/json", headers=headers)
+    plain = await asyncio.to_thread(gzip.decompress, built.gzipped)
+    return Response(plain, media_type="application/json", headers=headers)
 
 
-def json_response(request: Request, status: int, body: dict[str, Any]) -> Response:
-    """JSON, gzipped when the client takes it (a replay of a long match is a few hundred KB of views)."""
-    data = json.dumps(body, separators=(",", ":")).encode()
-    if len(data) < GZIP_MIN or "gzip" not in request.headers.get("accept-encoding", ""):
-        return Response(data, status_code=status, media_type="application/json")
-    return Response(
-        gzip.compress(data, compresslevel=6), status_code=status, media_type="application/json",
-        headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"},
-    )
+def api_endpoint(replays: Replays) -> Callable[[Request], Any]:
+    """The endpoint of ``GET /api/replay/{table_id}/{match_number}``."""
 
-
-def api_endpoint(tables_of: Callable[[], Any]) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> Response:
-        status, body = await replay_answer(
-            tables_of(), request.path_params["table_id"], request.path_params["match_number"]
+        return await replay_response(
+            request, replays, request.path_params["table_id"], request.path_params["match_number"]
         )
-        return json_response(request, status, body)
 
     return endpoint
 
