@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from capicua.engine import Match, make_rules
-from capicua.server.tablelog import open_entry
+from capicua.server.tablelog import match_seed, open_entry
 from capicua.store import Store, default_database_url, tablelogs
 
 
@@ -47,32 +47,48 @@ def _free_port() -> int:
 # ------------------------------------------------------------------ the matches
 
 
-def played_log(table_id: str, player: str, seed: str, target: int) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
-    """A table's open entry, the entries that played one whole match and its record:
-    a guest at seat 0 and three neighbours, every choice a random legal move."""
-    seats: list[dict[str, Any]] = [
+def guest_and_neighbours(player: str) -> list[dict[str, Any]]:
+    """The seats of a table against the neighbours: guest ``player`` at seat 0."""
+    return [
         {"seat": 0, "kind": "human", "name": "Ana", "player": player, "level": "medio", "character": "mima"},
         *({"seat": i, "kind": "bot", "name": ch.title(), "level": "botagorda", "character": ch}
           for i, ch in ((1, "cuca"), (2, "pancho"), (3, "yoli"))),
     ]
-    options = {"target": target}
-    opening = open_entry(table_id, "cubano", options, "bench-secret-" + seed, seats, False, None, 0, seed=seed)
-    match = Match(make_rules("cubano", **options), seed)
+
+
+def play_match(opening: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The log entries after ``opening`` that play the table's first match to its end, as
+    the table writes them (a private table's host starts it first), every choice a random
+    legal move; and the match's record."""
+    humans = [s["seat"] for s in opening["seats"] if s["kind"] == "human"]
+    seed = opening.get("seed") or match_seed(opening["secret"], 1)
+    match = Match(make_rules(opening["preset"], **opening["options"]), seed)
     rng = random.Random(seed)
-    entries: list[dict[str, Any]] = []
+    entries: list[dict[str, Any]] = [{"op": "start", "at": 0}] if opening.get("private") else []
     while match.phase != "match_over":
         if match.hand is None or match.phase == "hand_over":
-            entries.append({"op": "start_hand", "at": 0, "present": [0]})
-            match.start_hand(frozenset({0}))
+            entries.append({"op": "start_hand", "at": 0, "present": humans})
+            match.start_hand(frozenset(humans))
             continue
         seat = match.turn
         assert seat is not None
         moves = match.legal_moves()
         move = moves[rng.randrange(len(moves))]
         entries.append({"op": "action", "at": 0, "seat": seat, "action": move.to_json(),
-                        "by": "human" if seat == 0 else "bot"})
+                        "by": "human" if seat in humans else "bot"})
         match.apply(seat, move)
-    return opening, entries, match.record()
+    return entries, match.record()
+
+
+def store_finished(store: Store, opening: dict[str, Any]) -> dict[str, Any]:
+    """A table whose log is ``opening`` and its first match played to the end: its record."""
+    entries, record = play_match(opening)
+    seed = opening.get("seed") or match_seed(opening["secret"], 1)
+    tablelogs.create_table(store, opening, seed, len(record["scores"]))
+    append = tablelogs.Append(opening["table"], 2, entries, status="finished", scores=list(record["scores"]),
+                              match_number=1, record=record)
+    assert tablelogs.append_many(store, [append]) == [None]
+    return record
 
 
 def store_matches(url: str, count: int, target: int) -> list[tuple[str, int]]:
@@ -84,12 +100,10 @@ def store_matches(url: str, count: int, target: int) -> list[tuple[str, int]]:
         player, _ = store.create_player("Ana")
         for i in range(count):
             table_id = f"t_benchreplay{i:04d}"
-            opening, entries, record = played_log(table_id, player, f"bench-replay-{i}", target=target)
-            teams = len(record["scores"])
-            tablelogs.create_table(store, opening, opening["seed"], teams)
-            append = tablelogs.Append(table_id, 2, entries, status="finished", scores=list(record["scores"]),
-                                      match_number=1, record=record)
-            assert tablelogs.append_many(store, [append]) == [None]
+            seed = f"bench-replay-{i}"
+            opening = open_entry(table_id, "cubano", {"target": target}, "bench-secret-" + seed,
+                                 guest_and_neighbours(player), False, None, 0, seed=seed)
+            record = store_finished(store, opening)
             made.append((table_id, len(record["hands"])))
     finally:
         store.close()

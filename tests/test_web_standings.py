@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest
 import test_web_static as web
 from conftest import drive
@@ -105,7 +106,8 @@ def test_the_leaderboard_shows_the_apis_rows_its_filters_change_them_and_my_plac
                   .values(at=datetime.now(UTC).replace(tzinfo=None) - timedelta(days=21)))
 
     def api(board: str, period: str) -> dict[str, Any]:
-        body: dict[str, Any] = srv.get(f"/api/leaderboard?board={board}&period={period}&token={cuca_token}").json()
+        body: dict[str, Any] = httpx.get(f"{srv.base}/api/leaderboard?board={board}&period={period}",
+                                         headers={"Authorization": f"Bearer {cuca_token}"}).json()
         return body
 
     for width in (1280, 360):
@@ -322,7 +324,7 @@ def test_after_a_match_against_the_neighbours_i_see_my_level_my_place_and_open_i
         page.click('[data-testid="match-over"] [data-testid="leaderboard-link"]')
         page.wait_for_url("**/leaderboard", timeout=WAIT_MS)
         page.wait_for_selector('[data-testid="lb-me"]:not([hidden])', timeout=WAIT_MS)
-        me = srv.get(f"/api/leaderboard?token={t['token']}").json()["me"]
+        me = httpx.get(f"{srv.base}/api/leaderboard", headers={"Authorization": f"Bearer {t['token']}"}).json()["me"]
         assert me["matches"] == 1 and me["rank"] is None
         assert page.inner_text('[data-testid="lb-me"]') == f"Te faltan {PROVISIONAL_MATCHES - 1} partidas para entrar en la tabla."
         page.wait_for_selector('[data-testid="my-profile"]:not([hidden])', timeout=WAIT_MS)

@@ -31,7 +31,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from capicua import analysis
+from capicua.server.bigjson import json_bytes
+from capicua.server.matchaccess import Access, access_of
 from capicua.server.protocol import table_id_ok
+from capicua.server.viewer import TokenError, link_key, viewer
 from capicua.store import Store
 from capicua.store import analyses as stored
 
@@ -216,13 +219,17 @@ class Analyst:
 
     # ------------------------------------------------------------ answering
 
-    async def answer(self, table_id: str, match_text: str) -> tuple[int, dict[str, Any]]:
-        """``(status, body)`` for ``GET /api/analysis/{table_id}/{match_number}``."""
+    async def answer(
+        self, table_id: str, match_text: str, may_see: Callable[[Access], bool] | None = None
+    ) -> tuple[int, dict[str, Any]]:
+        """``(status, body)`` for ``GET /api/analysis/{table_id}/{match_number}``. ``may_see``:
+        whether the asker may see a match (a private table's are for its players,
+        :mod:`capicua.server.matchaccess`); None lets anyone see any."""
         try:
             if not table_id_ok(table_id):
                 raise AnalysisError("unknown_table", "no such table", 404)
             match_number = parse_match(match_text)
-            hands, missing = await asyncio.to_thread(self._read, table_id, match_number)
+            hands, missing = await asyncio.to_thread(self._read, table_id, match_number, may_see)
         except AnalysisError as exc:
             return exc.status, {"error": {"code": exc.code, "message": str(exc)}}
         except SQLAlchemyError:
@@ -231,12 +238,16 @@ class Analyst:
             self._enqueue((table_id, match_number, hand))
         return 200, {"status": "pending" if missing else "ready", "hands": hands}
 
-    def _read(self, table_id: str, match_number: int) -> tuple[list[dict[str, Any]], list[int]]:
+    def _read(
+        self, table_id: str, match_number: int, may_see: Callable[[Access], bool] | None = None
+    ) -> tuple[list[dict[str, Any]], list[int]]:
         inputs = stored.inputs(self.store, table_id, match_number)
         if inputs is None:
             if stored.table_known(self.store, table_id):
                 raise AnalysisError("unknown_match", f"this table has no match {match_number}", 404)
             raise AnalysisError("unknown_table", "no such table", 404)
+        if may_see is not None and not may_see(access_of(inputs.entries, match_number)):
+            raise AnalysisError("private_match", "this match was played at a private table: it is for its players", 403)
         rows = stored.load(self.store, table_id, match_number)
         have = {(r["hand"], r["seat"]) for r in rows}
         missing = [
@@ -251,10 +262,22 @@ def endpoint(analyst: Callable[[], Analyst]) -> Callable[[Request], Any]:
     """The Starlette endpoint; ``analyst()`` gives the running app's :class:`Analyst`."""
 
     async def get(request: Request) -> Response:
+        try:
+            key = link_key(request)
+            guest = await viewer(request)
+        except TokenError as exc:
+            return JSONResponse({"error": {"code": exc.code, "message": str(exc), "field": exc.field}},
+                                status_code=exc.status, headers={"Cache-Control": "no-store"})
+        player = guest.player if guest is not None else None
         status, body = await analyst().answer(
-            str(request.path_params.get("table_id", "")), str(request.path_params.get("match_number", ""))
+            str(request.path_params.get("table_id", "")), str(request.path_params.get("match_number", "")),
+            lambda access: access.allows(player, key),
         )
-        return JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+        # Written in a worker thread, piece by piece: a long match's analysis is big
+        # enough that one call of the JSON encoder would hold every table waiting.
+        data = await asyncio.to_thread(json_bytes, body)
+        return Response(data, status_code=status, media_type="application/json",
+                        headers={"Cache-Control": "no-store", "Vary": "Authorization"})
 
     return get
 

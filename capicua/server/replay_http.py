@@ -35,9 +35,8 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
-import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,12 +46,13 @@ from starlette.responses import FileResponse, JSONResponse, Response
 
 from capicua.engine import Match, RecordError, parse_action, replay, rules_from_json
 from capicua.server import protocol
+from capicua.server.bigjson import gzip_json
 from capicua.server.compress import takes_gzip
 from capicua.server.core import AUTO, AUTOMATIC
 from capicua.server.matchaccess import REBUILD_ERRORS, Access, access_of, rebuild_match, share_link
 from capicua.server.ports import LogUnavailable
 from capicua.server.protocol import table_id_ok
-from capicua.server.viewer import TokenError, viewer
+from capicua.server.viewer import TokenError, link_key, viewer
 from capicua.verify import VerifyError, verify_record_hand
 
 MAX_MATCH = 10_000  # no table plays this many matches; 5 digits at most
@@ -60,8 +60,6 @@ CACHE_BYTES = 32 * 2**20  # gzipped replays kept in memory (a 20-hand match is a
 BUILDS = 1  # replays built at once: pure Python, so more threads add no speed, only waits for the loop
 WAITING = 16  # replays of other matches that may wait for a build slot; more are told to come back
 RETRY_AFTER_S = 2
-SPLIT_DEPTH = 4  # JSON containers this deep are written piece by piece (body, hands, a hand, its frames)
-QUERY_KEYS = ("k",)
 
 
 class ReplayError(Exception):
@@ -169,46 +167,6 @@ def build_encoded(stored: StoredMatch) -> Built:
     body, access = build_replay(stored)
     gzipped, size = gzip_json(body)
     return Built(gzipped, size, access)
-
-
-def json_pieces(value: Any, depth: int = 0) -> Iterator[str]:
-    """``value`` as compact JSON text, in pieces: containers down to :data:`SPLIT_DEPTH`
-    are written item by item, so that the JSON encoder (which holds the interpreter
-    for the whole of each call) never runs for long at a time and the event loop's
-    thread gets its turns while a replay is written."""
-    if depth < SPLIT_DEPTH and isinstance(value, dict) and value:
-        yield "{"
-        for i, (key, item) in enumerate(value.items()):
-            yield ("," if i else "") + json.dumps(str(key)) + ":"
-            yield from json_pieces(item, depth + 1)
-        yield "}"
-    elif depth < SPLIT_DEPTH and isinstance(value, list) and value:
-        yield "["
-        for i, item in enumerate(value):
-            if i:
-                yield ","
-            yield from json_pieces(item, depth + 1)
-        yield "]"
-    else:
-        yield json.dumps(value, separators=(",", ":"))
-
-
-def gzip_json(value: Any, chunk: int = 1 << 16) -> tuple[bytes, int]:
-    """``value`` as gzipped compact JSON, and the JSON's size before gzip."""
-    packer = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # the gzip format
-    out: list[bytes] = []
-    waiting: list[bytes] = []
-    held = size = 0
-    for piece in json_pieces(value):
-        data = piece.encode()
-        waiting.append(data)
-        held += len(data)
-        if held >= chunk:
-            out.append(packer.compress(b"".join(waiting)))
-            size, waiting, held = size + held, [], 0
-    out.append(packer.compress(b"".join(waiting)))
-    out.append(packer.flush())
-    return b"".join(out), size + held
 
 
 @dataclass(slots=True)
@@ -428,23 +386,12 @@ def error_response(exc: ReplayError) -> Response:
     return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
 
 
-def _share_key(request: Request) -> str | None:
-    """The ``k`` of a private match's own link; refuses a token and any other parameter."""
-    for name in request.query_params:
-        if name == "token":
-            raise ReplayError("malformed", "the token goes in the Authorization header, never in the address", 400,
-                              "token")
-        if name not in QUERY_KEYS:
-            raise ReplayError("malformed", f"unknown parameter {name}", 400, name)
-    keys = request.query_params.getlist("k")
-    if len(keys) > 1:
-        raise ReplayError("malformed", "k is given more than once", 400, "k")
-    return keys[0] if keys else None
-
-
 async def check_access(request: Request, access: Access) -> None:
     """Refuse (403 ``private_match``) a private match to anyone but its players and holders of its link."""
-    key = _share_key(request)
+    try:
+        key = link_key(request)
+    except TokenError as exc:
+        raise ReplayError(exc.code, str(exc), exc.status, exc.field) from None
     if not access.private or access.allows(None, key):
         return
     try:
@@ -458,7 +405,10 @@ async def check_access(request: Request, access: Access) -> None:
 async def replay_response(request: Request, replays: Replays, table_id: str, raw_number: str) -> Response:
     """The answer of ``GET /api/replay/{table_id}/{match_number}``."""
     try:
-        _share_key(request)  # a malformed query is refused before anything is read
+        try:
+            link_key(request)  # a malformed query is refused before anything is read
+        except TokenError as exc:
+            raise ReplayError(exc.code, str(exc), exc.status, exc.field) from None
         built = await replays.get(table_id, raw_number)
         await check_access(request, built.access)
     except ReplayError as exc:

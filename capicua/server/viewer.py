@@ -1,4 +1,5 @@
-"""Who asks an HTTP request: the guest's token, from the ``Authorization`` header.
+"""Who asks an HTTP request: the guest's token, from the ``Authorization`` header,
+and the key of a private match's own link (``?k=``, :mod:`capicua.server.matchaccess`).
 
 The token is a guest's whole identity, so it never travels in a URL: an address
 is written to the server's access log, the browser's history and other sites'
@@ -14,10 +15,11 @@ from starlette.requests import Request
 from capicua.server.identity import Guest, token_ok
 
 SCHEME = "bearer"
+LINK_KEYS = ("k",)  # the only parameter of a match's replay and analysis
 
 
 class TokenError(Exception):
-    """A request whose token is where it must not be, or not a token."""
+    """A request whose token is where it must not be, or not a token (or a bad link key)."""
 
     def __init__(self, message: str, field: str) -> None:
         super().__init__(message)
@@ -51,3 +53,17 @@ async def viewer(request: Request) -> Guest | None:
         return None
     found: Guest | None = await request.app.state.guests.find(token)
     return found
+
+
+def link_key(request: Request) -> str | None:
+    """The ``k`` of a private match's own link (None without one). Raises
+    :class:`TokenError` for a token in the query, another parameter or ``k`` twice."""
+    for name in request.query_params:
+        if name == "token":
+            raise TokenError("the token goes in the Authorization header, never in the address", "token")
+        if name not in LINK_KEYS:
+            raise TokenError(f"unknown parameter {name}", name)
+    keys = request.query_params.getlist("k")
+    if len(keys) > 1:
+        raise TokenError("k is given more than once", "k")
+    return keys[0] if keys else None

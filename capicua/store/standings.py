@@ -437,8 +437,10 @@ def _my_row(
     }
 
 
-def profile(store: Store, player_id: str) -> dict[str, Any] | None:
-    """A guest's page (``GET /api/players/{id}``), ``None`` for an unknown player."""
+def profile(store: Store, player_id: str, viewer: str | None = None) -> dict[str, Any] | None:
+    """A guest's page (``GET /api/players/{id}``), ``None`` for an unknown player.
+    ``viewer``: who reads it (a player id, None for anyone): a private table's
+    match shows its table only to the players of that match (:func:`_recent`)."""
     with store.sessions() as s:
         player = s.get(Player, player_id)
         if player is None:
@@ -452,7 +454,7 @@ def profile(store: Store, player_id: str) -> dict[str, Any] | None:
             "stats": _stats(s, player_id),
             "achievements": _achievements(s, player_id),
             "to_earn": _to_earn(s, player_id),
-            "recent": _recent(s, player_id),
+            "recent": _recent(s, player_id, viewer),
             # Matches a neighbour played for them from the first move: said, never counted.
             "stand_in_matches": int(
                 s.scalar(select(func.count()).select_from(StandInRow).where(StandInRow.player_id == player_id)) or 0
@@ -526,10 +528,14 @@ def _to_earn(s: Session, player_id: str) -> list[dict[str, Any]]:
             for a in ach.still_to_earn(have)]
 
 
-def _recent(s: Session, player_id: str) -> list[dict[str, Any]]:
+def _recent(s: Session, player_id: str, viewer: str | None = None) -> list[dict[str, Any]]:
+    """The guest's last matches. A private table's id is its invitation: a match
+    played there shows its table, its replay link and who played it only to
+    ``viewer`` when they played it too (a results row of it, or a neighbour stood in
+    for them); to anyone else it is a private match, without them."""
     mine = s.execute(
         select(ResultRow.table_id, ResultRow.match_number, ResultRow.seat, ResultRow.team, ResultRow.preset,
-               ResultRow.finished_at, ResultRow.won, ResultRow.left_for_good)
+               ResultRow.finished_at, ResultRow.won, ResultRow.left_for_good, ResultRow.private)
         .where(ResultRow.player_id == player_id)
         .order_by(ResultRow.finished_at.desc(), ResultRow.id.desc()).limit(RECENT)
     ).all()
@@ -539,11 +545,22 @@ def _recent(s: Session, player_id: str) -> list[dict[str, Any]]:
     # objects cost ten times the query for a busy guest).
     matches = or_(*(and_(ResultRow.table_id == r.table_id, ResultRow.match_number == r.match_number) for r in mine))
     seats: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
-    for table_id, number, seat, team, points in s.execute(
-        select(ResultRow.table_id, ResultRow.match_number, ResultRow.seat, ResultRow.team, ResultRow.points)
+    played: set[tuple[str, int]] = set()  # the private matches the viewer played too
+    for table_id, number, seat, team, points, pid in s.execute(
+        select(ResultRow.table_id, ResultRow.match_number, ResultRow.seat, ResultRow.team, ResultRow.points,
+               ResultRow.player_id)
         .where(matches).order_by(ResultRow.seat)
     ):
         seats.setdefault((table_id, number), []).append((seat, team, points))
+        if viewer is not None and pid == viewer:
+            played.add((table_id, number))
+    private = [r for r in mine if r.private and (r.table_id, r.match_number) not in played]
+    if viewer is not None and private:
+        stood_in = or_(*(and_(StandInRow.table_id == r.table_id, StandInRow.match_number == r.match_number)
+                         for r in private))
+        played.update((t, n) for t, n in s.execute(
+            select(StandInRow.table_id, StandInRow.match_number).where(stood_in, StandInRow.player_id == viewer)
+        ))
     tables = sorted({r.table_id for r in mine})
     names = {
         (table_id, seat): name
@@ -557,12 +574,14 @@ def _recent(s: Session, player_id: str) -> list[dict[str, Any]]:
         scores = [0] * (max(team for _, team, _ in at_table) + 1)
         for _, team, points in at_table:
             scores[team] = points
+        shown = not r.private or (r.table_id, r.match_number) in played
         out.append({
-            "table": r.table_id, "match": r.match_number, "preset": r.preset, "finished_at": iso_utc(r.finished_at),
-            "seat": r.seat, "team": r.team,
-            "partners": [names.get((r.table_id, x), "") for x, team, _ in at_table if team == r.team and x != r.seat],
-            "rivals": [names.get((r.table_id, x), "") for x, team, _ in at_table if team != r.team],
+            "table": r.table_id if shown else None, "match": r.match_number, "preset": r.preset,
+            "finished_at": iso_utc(r.finished_at), "seat": r.seat, "team": r.team, "private": bool(r.private),
+            "partners": [names.get((r.table_id, x), "") for x, team, _ in at_table if team == r.team and x != r.seat]
+            if shown else [],
+            "rivals": [names.get((r.table_id, x), "") for x, team, _ in at_table if team != r.team] if shown else [],
             "scores": scores, "won": r.won and not r.left_for_good,
-            "replay": f"/replay/{r.table_id}/{r.match_number}",
+            "replay": f"/replay/{r.table_id}/{r.match_number}" if shown else None,
         })
     return out

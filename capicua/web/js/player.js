@@ -8,6 +8,7 @@
 
 import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
 import { readPlayerId } from './guest.js';
+import { tokenHeaders } from './me.js';
 import { $, h, s } from './dom.js';
 
 const [, rawId = ''] = location.pathname.match(/^\/player\/([^/?#]+)/) || [];
@@ -155,10 +156,12 @@ function matchItem(m) {
       h('span', { class: 'pf-match-result', text: tm(m.won ? 'pf.match.won' : 'pf.match.lost') }),
       h('strong', { class: 'pf-match-score', text: [mine, ...theirs].join('–') }),
       h('span', { class: 'muted small', text: `${day(m.finished_at)} · ${presetLabel(m.preset)}` })),
-    h('p', { class: 'small pf-match-who' },
+    // A private table's match read by someone who did not play it: no table, names nor replay.
+    m.replay ? h('p', { class: 'small pf-match-who' },
       m.partners.length ? h('span', { text: t('pf.match.partners', { names: names(m.partners) }) }) : null,
-      h('span', { text: t('pf.match.rivals', { names: names(m.rivals) }) })),
-    h('a', { class: 'btn pf-replay', href: m.replay, 'data-testid': 'pf-replay', text: t('replay.link') }));
+      h('span', { text: t('pf.match.rivals', { names: names(m.rivals) }) }))
+      : h('p', { class: 'small muted pf-match-private', 'data-testid': 'pf-match-private', text: t('pf.match.private') }),
+    m.replay ? h('a', { class: 'btn pf-replay', href: m.replay, 'data-testid': 'pf-replay', text: t('replay.link') }) : null);
 }
 
 function recentCard(list) {
@@ -198,7 +201,8 @@ function render() {
 
 async function load() {
   try {
-    const r = await fetch(`/api/players/${encodeURIComponent(playerId)}`, { headers: { Accept: 'application/json' } });
+    // With this browser's token (a header, never in the URL): a private table's matches show their table to its players only.
+    const r = await fetch(`/api/players/${encodeURIComponent(playerId)}`, { headers: tokenHeaders() });
     let data = null;
     try { data = await r.json(); } catch (_) { data = null; }
     if (r.ok && data && data.level && data.ratings && data.stats) P.data = data;

@@ -13,10 +13,15 @@
 import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
 import { tileSvg } from './tiles.js';
 import { browserSha256 } from './sha256.js';
+import { tokenHeaders } from './me.js';
 import { $, h } from './dom.js';
 
 const [, rawTable = '', rawMatch = ''] = location.pathname.match(/^\/replay\/([^/]+)\/([^/?#]+)/) || [];
 const tableId = decodeURIComponent(rawTable);
+// A private table's match is for its players (this browser's token says who asks)
+// or for whoever has its own link, /replay/{table}/{match}?k=KEY: the key goes on to the API.
+const linkKey = new URLSearchParams(location.search).get('k');
+const apiPath = (what) => `/api/${what}/${encodeURIComponent(tableId)}/${encodeURIComponent(rawMatch)}${linkKey ? `?k=${encodeURIComponent(linkKey)}` : ''}`;
 const SPEEDS = [0.5, 1, 2, 4];
 const STEP_MS = 1400; // a move at 1×
 const HAND_END_MS = 5200; // the end-of-hand scene (banner, hands turned up, the sheet) at 1×
@@ -37,7 +42,7 @@ const R = {
 };
 
 async function getJson(url) {
-  const r = await fetch(url, { headers: { Accept: 'application/json' } });
+  const r = await fetch(url, { headers: tokenHeaders() });
   let data = null;
   try { data = await r.json(); } catch (_) { data = null; }
   return { ok: r.ok, status: r.status, data };
@@ -463,7 +468,7 @@ async function tableMarkup() {
 
 async function loadAnalysis() {
   try {
-    const { ok, status, data } = await getJson(`/api/analysis/${encodeURIComponent(tableId)}/${encodeURIComponent(rawMatch)}`);
+    const { ok, status, data } = await getJson(apiPath('analysis'));
     if (ok && data && data.status === 'ready' && Array.isArray(data.hands)) {
       R.analysis = { status: 'ready', hands: data.hands };
       const f = frameAt();
@@ -503,13 +508,27 @@ function wireControls() {
   window.addEventListener('hashchange', () => { const [hi, si] = linkedPosition(); if (hi !== R.hand || si !== R.step) go(hi, si); });
 }
 
+/** A private table's match: it is for its players, and the link they may share (the answer's `share`). */
+function renderShare() {
+  const share = R.data && typeof R.data.share === 'string' ? R.data.share : null;
+  const info = $('replay-info');
+  if (!share || !info) return;
+  let box = $('rp-share');
+  if (!box) {
+    box = h('p', { class: 'rp-share small', id: 'rp-share', 'data-testid': 'replay-share' });
+    info.prepend(box);
+  }
+  box.replaceChildren(h('span', { class: 'muted', text: t('replay.share.note') }), ' ',
+    h('a', { href: share, 'data-testid': 'replay-share-link', text: t('replay.share') }));
+}
+
 async function boot() {
   applyI18n();
   wireLangToggle();
-  onLangChange(() => { renderMessage(); renderReplay(); });
+  onLangChange(() => { renderMessage(); renderReplay(); renderShare(); });
   if (!tableId) { R.error = 'unknown_table'; renderMessage(); return; }
   try {
-    const { ok, data } = await getJson(`/api/replay/${encodeURIComponent(tableId)}/${encodeURIComponent(rawMatch)}`);
+    const { ok, data } = await getJson(apiPath('replay'));
     if (!ok || !data || data.error) R.error = (data && data.error && data.error.code) || 'other';
     else R.data = data;
   } catch (_) {
@@ -521,6 +540,7 @@ async function boot() {
   $('replay-message').remove();
   $('replay').hidden = false;
   $('replay-info').hidden = false;
+  renderShare();
   // The experto's comment goes over the board (on a phone the analysis is far below it).
   document.querySelector('.board-wrap').append(h('div', { class: 'rp-coach', id: 'rp-coach', 'data-testid': 'replay-coach', role: 'status', hidden: true }));
   wireControls();
