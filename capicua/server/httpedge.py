@@ -174,10 +174,10 @@ def uvicorn_config(
         timeout_keep_alive=KEEP_ALIVE,
         limit_concurrency=limit_concurrency,
         ws_max_size=MAX_WS_MESSAGE,
-        # permessage-deflate: a player's whole cubano match is ~30 kB on the wire instead
-        # of ~550 kB (players pay for mobile data). uvicorn's sans-I/O websockets keep a
+        # permessage-deflate: a player's whole cubano match is ~28 kB on the wire instead
+        # of ~480 kB (players pay for mobile data). uvicorn's sans-I/O websockets keep a
         # 4 KiB window (12 bits) and memLevel 5 per socket: see docs/protocol.md,
-        # "Compression", for the memory and CPU it costs (tests/test_bandwidth.py).
+        # "Compression and caching", for the memory and CPU it costs.
         ws_per_message_deflate=True,
         ws_ping_interval=WS_PING,
         ws_ping_timeout=WS_PING,
