@@ -75,7 +75,9 @@ class Asset:
         the client already has it (``If-None-Match``)."""
         use_gzip = self.gzipped is not None and takes_gzip(request.headers.get("accept-encoding", ""))
         etag = self.etag[:-1] + '-gz"' if use_gzip else self.etag
-        headers = {"Cache-Control": cache_control, "ETag": etag}
+        headers = {"Cache-Control": cache_control}
+        if cache_control != IMMUTABLE:  # an immutable file is never asked again: no ETag to carry
+            headers["ETag"] = etag
         if self.gzipped is not None:
             headers["Vary"] = "Accept-Encoding"
         if status == 200 and _matches(request.headers.get("if-none-match"), self.etag):
@@ -142,6 +144,8 @@ def read_folder(web: Path) -> Snapshot:
     for rel, body in raw.items():
         if rel.endswith(".html"):
             body = versioned_page(body.decode("utf-8"), version).encode("utf-8")
+        elif rel.endswith(".css"):
+            body = without_css_comments(body.decode("utf-8")).encode("utf-8")
         asset = Asset.of(body, Path(rel).suffix.lower())
         files[rel] = asset
         if "/" not in rel and rel.endswith(".html"):
@@ -151,6 +155,29 @@ def read_folder(web: Path) -> Snapshot:
         _READ.clear()
     _READ[key] = snap
     return snap
+
+
+def without_css_comments(css: str) -> str:
+    """The style sheet without its ``/* comments */`` (a sixth of capicua.css's gzip), each
+    replaced by the line breaks it held so that line numbers stay; strings are kept whole."""
+    out: list[str] = []
+    i, n, start = 0, len(css), 0
+    while i < n:
+        c = css[i]
+        if c in "\"'":
+            i += 1
+            while i < n and css[i] != c and css[i] != "\n":
+                i += 2 if css[i] == "\\" else 1
+            i += 1
+        elif css.startswith("/*", i):
+            end = css.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            out += [css[start:i], "\n" * css.count("\n", i, end)]
+            i = start = end
+        else:
+            i += 1
+    out.append(css[start:])
+    return "".join(out)
 
 
 def versioned_page(html: str, version: str) -> str:
