@@ -34,6 +34,7 @@ import json
 import os
 import random
 import resource
+import signal
 import socket
 import subprocess
 import sys
@@ -227,7 +228,8 @@ class Server:
         cmd = [sys.executable, "-m", "capicua.server", "--port", str(self.port), "--data-dir", str(tmp),
                "--bot-delay", bot_delay, "--log-level", "warning"]
         self.log = open(tmp / "server.log", "ab")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        # A group of its own: the server's bot pools (a forkserver and its workers) are stopped with it.
+        self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
 
     async def wait(self, client: Any) -> None:
         for _ in range(600):
@@ -257,6 +259,10 @@ class Server:
             self.proc.wait(timeout=20)
         if self.proc.poll() is None:
             self.proc.kill()
+            self.proc.wait()
+        # What is left of its group (a pool worker the server's exit left behind) ends too.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
         self.log.close()
         keep = os.environ.get("CAPICUA_BENCH_SERVER_LOG")
         if keep:  # the server's own log, for a look after the run

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -17,14 +18,32 @@ pytestmark = pytest.mark.xdist_group("server")
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--tables", "1,6", "--seconds", "1", "--warmup", "0", "--think", "0.2", "--idle", "0", "--bot-delay", "0",
-        "--limit-concurrency", "4"]
+        "--limit-concurrency", "5"]
+
+
+def left_behind(mark: str) -> list[int]:
+    """Live processes whose environment holds ``mark`` (started by one run: the server, its pools)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if mark.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:  # gone meanwhile, or not ours
+                continue
+    return found
 
 
 def bench(*extra: str) -> subprocess.CompletedProcess[str]:
+    """A tiny run, and nothing of it left running afterwards (the server's pool workers included)."""
+    mark = f"bench-rows-{uuid.uuid4().hex}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAPICUA_")}
     env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "capicua", "bench-server", *TINY, *extra], capture_output=True,
+    env["CAPICUA_TEST_RUN"] = mark
+    done = subprocess.run([sys.executable, "-m", "capicua", "bench-server", *TINY, *extra], capture_output=True,
                           text=True, env=env, timeout=300)
+    assert left_behind(mark) == []
+    return done
 
 
 def test_a_failing_step_is_a_row_after_the_rows_before_it() -> None:
