@@ -93,13 +93,13 @@ def test_a_replay_is_built_and_written_off_the_loop_then_served_from_the_cache(m
 
     monkeypatch.setattr(json, "dumps", dumps)
     built_in: list[int] = []
-    real_build = replay_http.build_replay
+    real_build = replay_http.build_encoded
 
-    def build(stored: Any) -> Any:
+    def build(stored: Any) -> Built:
         built_in.append(threading.get_ident())
         return real_build(stored)
 
-    monkeypatch.setattr(replay_http, "build_replay", build)
+    monkeypatch.setattr(replay_http, "build_encoded", build)
 
     async def job(client: httpx.AsyncClient) -> tuple[httpx.Response, httpx.Response]:
         first = await client.get("/api/replay/t_cache1/1", headers={"Accept-Encoding": "gzip"})

@@ -5,8 +5,9 @@ call for a replay of a long match (megabytes of views) kept every table
 waiting for tens of milliseconds, even from a worker thread.
 :func:`json_pieces` writes a value piece by piece instead (containers down to
 :data:`SPLIT_DEPTH` item by item), so a worker thread writing it lets the event
-loop's thread in between pieces; :func:`gzip_json` gzips the pieces as they
-come and :func:`json_bytes` joins them, both meant to run in a worker thread.
+loop's thread in between pieces; :class:`GzipWriter` gzips the pieces as they
+come (and lets a caller write a big answer part by part) and :func:`json_bytes`
+joins them, all meant to run in a worker thread.
 """
 
 from __future__ import annotations
@@ -42,22 +43,41 @@ def json_pieces(value: Any, depth: int = 0) -> Iterator[str]:
         yield json.dumps(value, separators=(",", ":"))
 
 
-def gzip_json(value: Any, chunk: int = 1 << 16) -> tuple[bytes, int]:
-    """``value`` as gzipped compact JSON, and the JSON's size before gzip."""
-    packer = zlib.compressobj(LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # the gzip format
-    out: list[bytes] = []
-    waiting: list[bytes] = []
-    held = size = 0
-    for piece in json_pieces(value):
+class GzipWriter:
+    """Gzipped compact JSON, written a piece at a time (:meth:`text`, :meth:`value`) so that
+    a caller can build a big answer part by part and drop each part once written."""
+
+    def __init__(self, chunk: int = 1 << 16) -> None:
+        self.chunk = chunk
+        self.size = 0  # bytes of JSON written so far
+        self._packer = zlib.compressobj(LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # the gzip format
+        self._out: list[bytes] = []
+        self._waiting: list[bytes] = []
+        self._held = 0
+
+    def text(self, piece: str) -> None:
+        """JSON text as it is (a bracket, a comma, a key)."""
         data = piece.encode()
-        waiting.append(data)
-        held += len(data)
-        if held >= chunk:
-            out.append(packer.compress(b"".join(waiting)))
-            size, waiting, held = size + held, [], 0
-    out.append(packer.compress(b"".join(waiting)))
-    out.append(packer.flush())
-    return b"".join(out), size + held
+        self._waiting.append(data)
+        self._held += len(data)
+        if self._held >= self.chunk:
+            self._pack()
+
+    def value(self, value: Any, depth: int = 0) -> None:
+        """``value`` as JSON, in pieces (``depth``: how deep it sits in the whole answer)."""
+        for piece in json_pieces(value, depth):
+            self.text(piece)
+
+    def _pack(self) -> None:
+        self._out.append(self._packer.compress(b"".join(self._waiting)))
+        self.size += self._held
+        self._waiting, self._held = [], 0
+
+    def finish(self) -> tuple[bytes, int]:
+        """The gzipped bytes and the JSON's size before gzip."""
+        self._pack()
+        self._out.append(self._packer.flush())
+        return b"".join(self._out), self.size
 
 
 def json_bytes(value: Any) -> bytes:

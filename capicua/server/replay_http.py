@@ -36,7 +36,7 @@ import asyncio
 import gzip
 import json
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 
 from capicua.engine import Match, RecordError, parse_action, replay, rules_from_json
 from capicua.server import protocol
-from capicua.server.bigjson import gzip_json
+from capicua.server.bigjson import GzipWriter
 from capicua.server.compress import takes_gzip
 from capicua.server.core import AUTO, AUTOMATIC
 from capicua.server.matchaccess import REBUILD_ERRORS, Access, access_of, rebuild_match, share_link
@@ -139,33 +139,40 @@ async def load_match(tables: Any, table_id: str, raw_number: str) -> StoredMatch
 # ------------------------------------------------------------------ building
 
 
-def build_replay(stored: StoredMatch) -> tuple[dict[str, Any], Access]:
-    """The replay of a finished match (docs/protocol.md, "Replay") and who may see it."""
+def build_encoded(stored: StoredMatch) -> Built:
+    """The replay of a finished match (docs/protocol.md, "Replay"), gzipped as it is kept
+    and sent, and who may see it (in a worker thread).
+
+    Each hand is written and gzipped as soon as it is played again, then dropped:
+    the whole replay never lives as Python objects at once. Those were hundreds of
+    thousands of dicts and lists, and a full collection of the garbage collector
+    walking them held every thread, the event loop's too, for over 100 ms."""
     try:
         replay(stored.record)  # every recorded fact re-checked before anything is shown
     except RecordError as exc:
         raise ReplayError("bad_record", f"the stored record does not replay: {exc}", 422) from exc
     told = _told_by_the_log(stored.entries, stored.number)
     access = access_of(stored.entries, stored.number, told.players)
-    hands = _hands(stored.record, told)
-    body = {
+    head: dict[str, Any] = {
         "table": told.table,
         "match": stored.number,
-        "hands": hands,
         "said": told.said,
         "scores": list(stored.record["scores"]),
         "result": stored.record["result"],
     }
     link = share_link(stored.table_id, stored.number, access)
     if link is not None:
-        body["share"] = link
-    return body, access
-
-
-def build_encoded(stored: StoredMatch) -> Built:
-    """The replay built and gzipped, as it is kept and sent (in a worker thread)."""
-    body, access = build_replay(stored)
-    gzipped, size = gzip_json(body)
+        head["share"] = link
+    out = GzipWriter()
+    for i, (key, value) in enumerate(head.items()):
+        out.text(("," if i else "{") + json.dumps(key) + ":")
+        out.value(value, depth=1)
+    out.text(',"hands":[')
+    for i, hand in enumerate(_hands(stored.record, told)):
+        out.text("," if i else "")
+        out.value(hand, depth=2)
+    out.text("]}")
+    gzipped, size = out.finish()
     return Built(gzipped, size, access)
 
 
@@ -214,11 +221,12 @@ def _choices_by(entries: list[dict[str, Any]], number: int) -> list[list[str]]:
     return hands
 
 
-def _hands(record: dict[str, Any], told: _Told) -> list[dict[str, Any]]:
-    """Every hand of the record, played again by the engine: its steps as events frames and its proof."""
+def _hands(record: dict[str, Any], told: _Told) -> Iterator[dict[str, Any]]:
+    """Every hand of the record, played again by the engine, one at a time: its steps
+    as events frames and its proof. Raises :class:`ReplayError` after the last when
+    the engine's record of the match differs from the stored one."""
     match = Match(rules_from_json(record["rules"]), record["seed"])
     seq = told.first_seq
-    out = []
     for index, rec in enumerate(record["hands"]):
         by = told.by[index] if index < len(told.by) else []
         frames: list[dict[str, Any]] = []
@@ -232,10 +240,9 @@ def _hands(record: dict[str, Any], told: _Told) -> list[dict[str, Any]]:
             choice += 1
             events = match.apply(entry["seat"], parse_action(_choice(entry), match.rules.max_pip))
             seq = _step(match, events, seq, frames, _attribution(told, who, entry["seat"]))
-        out.append({"hand": index + 1, "frames": frames, "proof": _proof(record, index + 1)})
+        yield {"hand": index + 1, "frames": frames, "proof": _proof(record, index + 1)}
     if not _same_json(match.record(), record):
         raise ReplayError("bad_record", "the replay does not give the stored record", 422)
-    return out
 
 
 def _start(match: Match, rec: dict[str, Any]) -> list[dict[str, Any]]:
