@@ -511,12 +511,12 @@ function wireControls() {
 /** A private table's match: it is for its players, and the link they may share (the answer's `share`). */
 function renderShare() {
   const share = R.data && typeof R.data.share === 'string' ? R.data.share : null;
-  const info = $('replay-info');
-  if (!share || !info) return;
+  const column = document.querySelector('#replay-info .replay-col');
+  if (!share || !column) return;
   let box = $('rp-share');
   if (!box) {
     box = h('p', { class: 'rp-share small', id: 'rp-share', 'data-testid': 'replay-share' });
-    info.prepend(box);
+    column.prepend(box); // at the head of the moves' column
   }
   box.replaceChildren(h('span', { class: 'muted', text: t('replay.share.note') }), ' ',
     h('a', { href: share, 'data-testid': 'replay-share-link', text: t('replay.share') }));
