@@ -132,3 +132,24 @@ def test_a_bad_question_about_a_match_is_a_coded_error(site: dict[str, Any], pat
         assert r.status_code == 400, (url, r.text)
         assert r.json()["error"]["code"] == "malformed" and r.json()["error"]["field"] == field
         assert "Traceback" not in r.text
+
+
+def test_the_profile_query_hides_a_private_table_on_each_database(database_url: str) -> None:
+    from capicua.store import Store, standings
+
+    store = Store(database_url)
+    try:
+        store.migrate()
+        (ana, _), (beto, _), (cheo, _) = (store.create_player(n) for n in ("Ana", "Beto", "Cheo"))
+        seats = guest_and_neighbours(ana)
+        seats[2] = {"seat": 2, "kind": "human", "name": "Beto", "player": beto, "level": "medio", "character": "fefa"}
+        store_finished(store, open_entry(PRIVATE, "cubano", {"target": 50}, "sec", seats, True, ana, 0))
+        for viewer, shown in ((None, False), (cheo, False), (beto, True), (ana, True)):
+            profile = standings.profile(store, ana, viewer)
+            assert profile is not None
+            (match,) = profile["recent"]
+            assert match["private"] is True
+            assert (match["table"], match["replay"]) == ((PRIVATE, f"/replay/{PRIVATE}/1") if shown else (None, None))
+            assert match["partners"] == (["Beto"] if shown else [])
+    finally:
+        store.close()
