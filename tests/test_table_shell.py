@@ -259,7 +259,7 @@ def test_a_phrase_goes_to_everyone_and_spam_is_throttled(live_server: Any) -> No
     for _ in range(3):
         c.send({"type": "say", "phrase": "buena_companero"})
     heard = [w.until(lambda f: f["type"] == "said" and f["by"] == "player") for _ in range(3)]
-    assert all(f["es"] == "Buena, compañero." and f["name"] == "Ana" for f in heard)
+    assert all(f["es"] == "¡Buena, pareja!" and f["name"] == "Ana" for f in heard)
     c.send({"type": "say", "phrase": "buena_companero"})
     assert c.error()["code"] == "too_fast"
     c.send({"type": "say", "phrase": "te tengo el seis"})

@@ -577,6 +577,24 @@ def test_a_paused_table_says_so_in_the_status_line(browser, base_url, width, hei
         ctx.close()
 
 
+def test_a_reconnect_after_the_table_resumed_is_not_left_paused(browser, base_url):
+    """The socket dropped while the table could not save; the table resumed meanwhile
+    (its paused: false went to the old socket): the new socket's welcome clears it."""
+    ctx, page = open_table(browser, base_url)
+    try:
+        status = page.locator("#conn")
+        push(page, paused_frame(True))
+        assert status.get_attribute("data-status") == "paused"
+        page.evaluate("window.__drop()")
+        page.wait_for_function("window.__sockets.length === 2", timeout=5000)
+        page.wait_for_function("window.__sent.filter(f => f.type === 'hello').length === 2", timeout=5000)
+        push(page, WELCOME)
+        page.wait_for_function("document.getElementById('conn').hidden", timeout=5000)
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
 def test_table_frames_change_the_seats_and_players_speak(browser, base_url):
     seats = [human(0, "Ana"), SEATS[1], human(2, "Yoli"), SEATS[3]]
     ctx, page = open_table(browser, base_url, table=table_state(seats))

@@ -1614,6 +1614,8 @@ function followTable(next) {
 function onFrame(f) {
   switch (f.type) {
     case 'welcome':
+      // A welcome is sent once what the hello changed is stored: the table can save.
+      S.paused = false;
       if (f.table) S.tableInfo = f.table;
       welcomed(f);
       countdown.follow(S.tableInfo && S.tableInfo.deadline);
