@@ -213,3 +213,18 @@ def test_a_large_answer_is_gzipped_off_the_event_loop(monkeypatch: Any) -> None:
         r = c.get("/large", headers={"Accept-Encoding": "gzip"})
     assert r.headers["content-encoding"] == "gzip" and len(r.json()["rows"]) == 8000
     assert len(threads) == 1 and threads[0] != loop_thread, (threads, loop_thread)
+
+
+def test_the_replay_page_names_versioned_urls_with_its_matchs_status(tmp_path: Path) -> None:
+    """The replay page answers with its match's status (here: no such table) and,
+    like every page, names only versioned static URLs."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool, TestClient(
+        create_app(database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", executor=pool)
+    ) as c:
+        r = c.get("/replay/t_nothing/1")
+        assert r.status_code == 404
+        assert r.headers["cache-control"] == "no-cache" and r.headers["etag"]
+        urls = STATIC_URL.findall(r.text)
+        assert urls and all(re.match(r"/static/v/[0-9a-f]+/", u) for u in urls), urls

@@ -258,7 +258,7 @@ def create_app(
         Route("/api/phrases", phrases),
         Route("/api/verify", handler("verify")),
         Route("/api/replay/{table_id}/{match_number}", replay_api(replays)),
-        Route("/replay/{table_id}/{match_number}", replay_page(lambda: services["tables"], web)),
+        Route("/replay/{table_id}/{match_number}", replay_page(lambda: services["tables"], assets)),
         Route("/api/analysis/{table_id}/{match_number}", analysis_endpoint(lambda: services["analyst"])),
         Route("/api/players", handler("sign_in"), methods=["POST"]),
         Route("/api/players/{player_id}", player_api),

@@ -38,11 +38,10 @@ import json
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 
 from capicua.engine import Match, RecordError, parse_action, replay, rules_from_json
 from capicua.server import protocol
@@ -52,6 +51,7 @@ from capicua.server.core import AUTO, AUTOMATIC
 from capicua.server.matchaccess import REBUILD_ERRORS, Access, access_of, rebuild_match, share_link
 from capicua.server.ports import LogUnavailable
 from capicua.server.protocol import table_id_ok
+from capicua.server.static import WebAssets
 from capicua.server.viewer import TokenError, link_key, viewer
 from capicua.verify import VerifyError, verify_record_hand
 
@@ -444,18 +444,16 @@ def api_endpoint(replays: Replays) -> Callable[[Request], Any]:
     return endpoint
 
 
-def page_endpoint(tables_of: Callable[[], Any], web: Path) -> Callable[[Request], Any]:
-    """The replay page, with the status its match has (the page says why in its own language)."""
+def page_endpoint(tables_of: Callable[[], Any], assets: WebAssets) -> Callable[[Request], Any]:
+    """The replay page, with the status its match has (the page says why in its own
+    language), its static URLs versioned like every page's (:mod:`capicua.server.static`)."""
 
     async def endpoint(request: Request) -> Response:
-        path = web / "replay.html"
-        if not path.exists():
-            return JSONResponse({"error": {"code": "not_found", "message": "no replay page"}}, status_code=404)
         try:
             await finished_record(tables_of(), request.path_params["table_id"], request.path_params["match_number"])
             status = 200
         except ReplayError as exc:
             status = exc.status
-        return FileResponse(path, status_code=status, headers={"Cache-Control": "no-cache"})
+        return await assets.page(request, "replay.html", status)
 
     return endpoint

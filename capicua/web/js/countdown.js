@@ -89,7 +89,7 @@ function paint(el) {
   el.querySelector('.countdown-left').setAttribute('stroke-dashoffset', String(RING_LENGTH * (1 - share)));
   const words = el.querySelector('.countdown-words');
   if (words) words.textContent = t('timer.left.me', { n: secs });
-  el.setAttribute('aria-label', t('timer.left', { n: secs }));
+  el.setAttribute('aria-label', t(secs === 1 ? 'timer.left.one' : 'timer.left', { n: secs }));
 }
 
 function tick() {
