@@ -10,7 +10,8 @@ event loop, and a table never waits for it. A hand whose analysis failed (the
 store could not be written, the pool lost a worker) is tried again after
 :data:`RETRY_S` (10 s, 1 min, 5 min), its match still ``pending``; after the last
 try it is logged as given up and left out, and the answer for its match leaves
-it out too.
+it out too. A record the engine refuses (:class:`RecordError`) fails the same way
+every time, so it is given up at its first failure.
 
 Only the choices a player made themself are judged: the table log's ``by`` of
 each action tells them from a stand-in's or a time-out's. Only finished hands are
@@ -31,6 +32,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from capicua import analysis
+from capicua.engine.errors import RecordError
 from capicua.server.bigjson import json_bytes
 from capicua.server.matchaccess import Access, access_of
 from capicua.server.protocol import table_id_ok
@@ -187,6 +189,11 @@ class Analyst:
         """Try ``key`` again later, or give it up after the last of :attr:`retry_s`."""
         tries = self.tries.get(key, 0) + 1
         why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        if isinstance(exc, RecordError):  # the record itself is refused: no retry can help
+            self.tries.pop(key, None)
+            self.failed.add(key)
+            log.warning("the analysis of table %s match %d hand %d failed (%s); given up", *key, why)
+            return
         if tries > len(self.retry_s):
             self.tries.pop(key, None)
             self.failed.add(key)
