@@ -9,7 +9,7 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from .engine import (
+from capicua.engine import (
     Match,
     RecordError,
     RulesError,
@@ -61,7 +61,7 @@ def run_sim(args: argparse.Namespace, out: Any = None, progress: bool = False) -
     ``out`` (stdout), and with ``progress`` a bar over the matches to stderr."""
     from tqdm import tqdm
 
-    from .bots import decide
+    from capicua.bots import decide
 
     out = out if out is not None else sys.stdout
     rules = make_rules(args.preset, **parse_options(args.option))
@@ -262,7 +262,7 @@ def cmd_replay(path: str) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """``capicua verify``: a hand's deal from its seed (``--seed``) or from a record (``--record``)."""
-    from .verify import VerifyError, verify_deal, verify_record_hand
+    from capicua.table.fairness import VerifyError, verify_deal, verify_record_hand
 
     try:
         if args.record is not None:
@@ -309,7 +309,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     """``capicua analyse``: the analysis JSON on stdout, the timing on stderr."""
     import time
 
-    from .analysis import analyse_hand, bench
+    from capicua.bots.analysis import analyse_hand, bench
 
     if args.bench:
         print(json.dumps(bench(args.hands, args.seed, args.budget_ms), indent=1))
@@ -344,31 +344,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Subcommands owned by other modules take their own arguments.
     if argv and argv[0] == "serve":
-        from .server.app import main as serve_main
+        from capicua.server.app import main as serve_main
 
         return serve_main(argv[1:], prog="capicua serve")
     if argv and argv[0] == "bench-server":
-        from .benchserver import main as bench_server_main
+        from capicua.tools.bench_server import main as bench_server_main
 
         return int(bench_server_main(argv[1:]) or 0)
     if argv and argv[0] == "bench-store":
-        from .benchstore import main as bench_store_main
+        from capicua.tools.bench_store import main as bench_store_main
 
         return bench_store_main(argv[1:])
     if argv and argv[0] == "bench-standings":
-        from .benchstandings import main as bench_standings_main
+        from capicua.tools.bench_standings import main as bench_standings_main
 
         return bench_standings_main(argv[1:])
     if argv and argv[0] == "bench":
-        from .bench import main as bench_main
+        from capicua.tools.bench import main as bench_main
 
         return int(bench_main(argv[1:]) or 0)
     if argv and argv[0] == "tournament":
-        from .tournament import main as tournament_main
+        from capicua.tools.tournament import main as tournament_main
 
         return int(tournament_main(argv[1:]) or 0)
     if argv and argv[0] == "fit-playmodel":
-        from .bots.fit_playmodel import main as fit_main
+        from capicua.tools.fit_playmodel import main as fit_main
 
         return int(fit_main(argv[1:]) or 0)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -14,6 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+# The tests mirror the packages (tests/engine, tests/table, …) and some reuse
+# another folder's helpers: every folder is importable whichever tests run.
+sys.path[:0] = [str(d) for d in sorted(Path(__file__).resolve().parent.iterdir()) if d.is_dir() and d.name != "__pycache__"]
 
 RECV_TIMEOUT = 20.0  # a guard against hangs, not a timed assertion
 BROWSER_LOCALE = "es-ES"

@@ -2,7 +2,7 @@
 compression included), in a thread, behind :class:`WireMeter`: a TCP relay that
 counts the bytes each connection carries on the wire (headers, websocket framing,
 after compression). :class:`CountingApp` records the requests that reach the app.
-Used by tests/test_bandwidth.py and tests/test_ws_compression.py.
+Used by tests/server/test_bandwidth.py and tests/server/test_ws_compression.py.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ class EdgeServer:
     def __init__(self, app: Any) -> None:
         import uvicorn
 
-        from capicua.server.httpedge import uvicorn_config
+        from capicua.server.runtime.edge import uvicorn_config
 
         self.app = CountingApp(app)
         self.port = free_port()

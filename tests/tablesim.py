@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from capicua.bots import decide
-from capicua.server import protocol
-from capicua.server.core import (
+from capicua.table import protocol
+from capicua.table.core import (
     AskBot,
     BotAnswer,
     CancelTimer,
@@ -25,7 +25,7 @@ from capicua.server.core import (
     TableCore,
     TimerFired,
 )
-from capicua.server.tablelog import open_entry
+from capicua.table.log import open_entry
 
 T0 = 1_700_000_000_000
 

@@ -5,7 +5,7 @@
 (``window.__sent``) and lets the test deliver frames (``window.__push``) or drop
 the socket (``window.__drop``). Nothing test-only ships in the page itself.
 
-The frames are built by the server's own builders (capicua.server.protocol)
+The frames are built by the server's own builders (capicua.table.protocol)
 and the TABLE's seats by the server's own ``Seat.public``, so a test pushes
 exactly the shapes of protocol version 2 and follows them when they change.
 """
@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from capicua.engine import make_rules
-from capicua.server import protocol
-from capicua.server.protocol import Code
-from capicua.server.seating import BOT, HUMAN, Seat
+from capicua.table import protocol
+from capicua.table.protocol import Code
+from capicua.table.seating import BOT, HUMAN, Seat
 
 FAKE_WS = """
 (() => {

@@ -14,9 +14,17 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from .medio import decide_medio
-from .public import PublicState, public_state
-from .search import DIFICIL, EXPERTO, Config, cheat_decide, decide_public, search_evaluate, warmup
+from capicua.bots.medio import decide_medio
+from capicua.bots.public import PublicState, public_state
+from capicua.bots.search import (
+    DIFICIL,
+    EXPERTO,
+    Config,
+    cheat_decide,
+    decide_public,
+    search_evaluate,
+    warmup,
+)
 
 LEVELS = ("random", "botagorda", "medio", "dificil", "experto")
 CHEATING_LEVELS = ("tramposo",)
@@ -129,7 +137,7 @@ def evaluate(
     the action (JSON) and the mean point margin of the seat's team from here to
     the end of the hand (:func:`capicua.bots.search.search_evaluate`). The move
     :func:`decide` plays with the same arguments is the first of highest value.
-    Pure like :func:`decide`; the experto's analysis (capicua.analysis) uses it."""
+    Pure like :func:`decide`; the experto's analysis (capicua.bots.analysis) uses it."""
     if level not in _SEARCH_CONFIGS:
         raise ValueError(f"level {level!r} does not search; only {', '.join(_SEARCH_CONFIGS)} do")
     cfg = _SEARCH_CONFIGS[level]

@@ -19,12 +19,11 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from capicua.engine.fast import FastState, bits
-
-from .public import PublicState
+from capicua.bots.public import PublicState
+from capicua.engine.compact import FastState, bits
 
 if TYPE_CHECKING:
-    from capicua.fastpath.deals import Deals
+    from capicua.bots.kernel.deals import Deals
 
 
 class Knowledge:
@@ -66,7 +65,7 @@ class Knowledge:
         met together with the passes, the sample ignores them."""
         import numpy as np
 
-        from capicua.fastpath.deals import mask_words
+        from capicua.bots.kernel.deals import mask_words
 
         words = self._words
         if excluded is None:
@@ -84,7 +83,7 @@ class Knowledge:
         return hands
 
     def sample_masks(self, rng: random.Random, allowed: Any) -> Deals:
-        """``len(allowed)`` deals at once (:func:`capicua.fastpath.deals.draw_deals`):
+        """``len(allowed)`` deals at once (:func:`capicua.bots.kernel.deals.draw_deals`):
         ``allowed[d][s]`` is the int64 bit mask of the tiles seat ``s`` may
         hold in deal ``d`` (:meth:`allowed_per_deal`, or ``[allowed_masks] *
         k`` for no exclusions). ``Deals.masks`` is (k, players). The deals'
@@ -114,7 +113,7 @@ class Knowledge:
         return np.where(on, restricted, fallback)
 
     def _draw(self, rng: random.Random, allowed: Any) -> Deals:
-        from capicua.fastpath.deals import draw_deals
+        from capicua.bots.kernel.deals import draw_deals
 
         unknown, need, fallback, mine = self._arrays()
         return draw_deals(unknown, need, allowed, fallback, self.boneyard, self.me, mine, rng.getrandbits(63))
@@ -125,7 +124,7 @@ class Knowledge:
         if arrays is None:
             import numpy as np
 
-            from capicua.fastpath.deals import mask_words
+            from capicua.bots.kernel.deals import mask_words
 
             words = self._words
             arrays = self._sampler_inputs = (
@@ -246,7 +245,7 @@ def _observed_plays(pub: PublicState) -> list[tuple[int, int, frozenset[int] | N
     """Plays of the other seats, newest first, with the set of tiles that fitted
     the ends they were made on (None for the opening tile: any tile). Line
     layouts only (a cross has no plays in ``pub.plays``: no weighting there)."""
-    from .playmodel import forced_opening
+    from capicua.bots.playmodel import forced_opening
 
     r = pub.r
     forced = forced_opening(r)

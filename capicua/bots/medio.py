@@ -24,9 +24,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from capicua.engine.fast import bits
-
-from .public import PublicState
+from capicua.bots.public import PublicState
+from capicua.engine.compact import bits
 
 # Weights of the move score (tuned by duplicate tournaments against botagorda).
 W = {

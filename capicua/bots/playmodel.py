@@ -19,7 +19,7 @@ the first: the numbers a seat opens tell which numbers it still holds.
 ``experto`` uses it to weight its sampled deals (``capicua.bots.search``):
 a deal in which the seats' observed plays are likely is drawn more often.
 The likelihood of every deal of a batch is one call of the JIT function
-:func:`capicua.fastpath.playlik.play_log_likelihoods`; :func:`prepare` turns
+:func:`capicua.bots.kernel.playlik.play_log_likelihoods`; :func:`prepare` turns
 a view into that function's arrays once per decision.
 """
 
@@ -29,10 +29,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from capicua.engine.fast import FastRules
+from capicua.bots.public import Context, PublicState
+from capicua.engine.compact import FastRules
 from capicua.engine.tiles import canonical, tile_index
-
-from .public import Context, PublicState
 
 FEATURES = (
     "pips",  # pips of the tile
@@ -73,7 +72,7 @@ def legal_moves(r: FastRules, ctx: Context, hand: list[int]) -> list[tuple[int, 
     """The moves of ``hand`` in ``ctx`` that the model tells apart: a tile on
     either end when both show the same number is one move (the play model has
     no in-play scoring, where the kind of end would matter; see
-    :meth:`capicua.engine.fast.FastState.distinct_moves`)."""
+    :meth:`capicua.engine.compact.FastState.distinct_moves`)."""
     if ctx.left < 0:
         return [(t, -1) for t in hand]
     out = []
@@ -142,7 +141,7 @@ def move_score(r: FastRules, ctx: Context, hand: list[int], t: int, end: int,
 @dataclass
 class Prepared:
     """A view's observed plays as the arrays of
-    :func:`capicua.fastpath.playlik.play_log_likelihoods` (numpy int64 / float64)."""
+    :func:`capicua.bots.kernel.playlik.play_log_likelihoods` (numpy int64 / float64)."""
 
     seat: Any  # (J,) the seat that played
     later: Any  # (J,) mask of the tiles that seat played from this play on (this one included)
@@ -200,7 +199,7 @@ def prepare(pub: PublicState, seats: set[int], coefs: tuple[float, ...] = COEFS)
 
 @lru_cache(maxsize=64)
 def tile_arrays(r: FastRules) -> tuple[Any, Any, Any, int]:
-    """(ta, tb, num, dbl) for :func:`capicua.fastpath.playlik.play_log_likelihoods`."""
+    """(ta, tb, num, dbl) for :func:`capicua.bots.kernel.playlik.play_log_likelihoods`."""
     import numpy as np
 
     return (np.array(r.tile_a, dtype=np.int64), np.array(r.tile_b, dtype=np.int64),

@@ -9,7 +9,7 @@ which of its legal moves differ. :class:`PublicState` reads them once;
 counted by tests).
 
 The equivalence of moves is the engine's compact core's
-(:meth:`capicua.engine.fast.FastState.distinct_moves`): two plays of one
+(:meth:`capicua.engine.compact.FastState.distinct_moves`): two plays of one
 tile are the same move when the ends they cover show the same number and,
 in games whose open count scores, the same kind of end.
 """
@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from capicua.engine import Rules, rules_from_json
-from capicua.engine.fast import FastState, Move, fast_rules
+from capicua.engine.compact import FastState, Move, fast_rules
 from capicua.engine.tiles import canonical, tile_index
 
 
@@ -59,7 +59,7 @@ class PublicState:
     """The facts of one seat's view (see the module docstring).
 
     ``r``: the rules' tables; ``base``: the position as a
-    :class:`~capicua.engine.fast.FastState` holding only the seat's tiles
+    :class:`~capicua.engine.compact.FastState` holding only the seat's tiles
     (``with_hidden`` completes it with a sampled deal); ``me``, ``turn``,
     ``opener``; ``mine`` (the seat's tile indices), ``on_table`` (mask),
     ``unseen`` (tile indices the seat cannot see, ascending), ``counts``

@@ -20,10 +20,16 @@ import random
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from capicua.engine.fast import FastRules, FastState, Move, bits, margin, policy_playout
-
-from .infer import Knowledge
-from .public import PublicState, public_state
+from capicua.bots.infer import Knowledge
+from capicua.bots.public import PublicState, public_state
+from capicua.engine.compact import (
+    FastRules,
+    FastState,
+    Move,
+    bits,
+    margin,
+    policy_playout,
+)
 
 # Calibrated on the reference machine (2-core VM, CPython 3.11), microseconds.
 # Python playout ~= BASE_US + PER_TILE_US * tiles still in hands.
@@ -32,14 +38,14 @@ PER_TILE_US = 1.5
 # JIT kernel playout ~= K_BASE_US + K_TILE_US * tiles still in hands.
 K_BASE_US = 0.2
 K_TILE_US = 0.02
-# Per drawn deal: drawing it (capicua.fastpath.deals) and scoring its play-model
-# likelihood (capicua.fastpath.playlik) -- 1.1 and 2.0 us measured against a
+# Per drawn deal: drawing it (capicua.bots.kernel.deals) and scoring its play-model
+# likelihood (capicua.bots.kernel.playlik) -- 1.1 and 2.0 us measured against a
 # model playout's 1.5 us in the same process; in the units of the playout
 # constants below, whose model playout counts 3.2 us at 30 tiles. The
 # "botar la gorda" soft likelihood (Config.beta) is Python: LIKELIHOOD_US more.
 SAMPLE_US = 7.0
 LIKELIHOOD_US = 10.0
-# Per swap-chain proposal (capicua.fastpath.mixing; 400 measured at 7.7 us a deal).
+# Per swap-chain proposal (capicua.bots.kernel.mixing; 400 measured at 7.7 us a deal).
 MIX_US = 0.04
 # Exact endgame: alpha-beta positions visited per millisecond.
 NODES_PER_MS = 150.0
@@ -81,7 +87,7 @@ class Config:
     # per kept one and keep them in proportion to P(observed plays | deal) ** play_model.
     play_model: float = 0.0
     play_model_partner: bool = True  # also weight by the partner's plays
-    # Swap-chain proposals per drawn deal (capicua.fastpath.mixing): 0 keeps the
+    # Swap-chain proposals per drawn deal (capicua.bots.kernel.mixing): 0 keeps the
     # greedy sampler's deals, which are consistent but not uniform over the
     # consistent deals; a few hundred make them uniform (the true posterior of
     # the passes and exclusions) before the play model weighs them.
@@ -144,7 +150,7 @@ def _kernel() -> Any:
     global _KERNEL
     if _KERNEL is False:
         try:
-            from capicua.fastpath import kernel as k
+            from capicua.bots.kernel import playouts as k
 
             _KERNEL = k
         except Exception:  # pragma: no cover - numba missing
@@ -161,9 +167,9 @@ def warmup() -> None:
     k = _kernel()
     if k is not None:
         k.warmup()
-        from capicua.fastpath.deals import warmup as deals_warmup
-        from capicua.fastpath.mixing import warmup as mixing_warmup
-        from capicua.fastpath.playlik import warmup as playlik_warmup
+        from capicua.bots.kernel.deals import warmup as deals_warmup
+        from capicua.bots.kernel.mixing import warmup as mixing_warmup
+        from capicua.bots.kernel.playlik import warmup as playlik_warmup
 
         playlik_warmup()
         deals_warmup()
@@ -273,7 +279,7 @@ def _kernel_scores(
     R = k.kernel_rules(pub.rules)
     if smart:
         if model:
-            from .playmodel import COEFS
+            from capicua.bots.playmodel import COEFS
 
             passed, opened, tmask = pub.passed, pub.opened, pub.on_table
             weights: Any = [c * cfg.model_sharpness for c in (cfg.smart_weights or COEFS)]
@@ -395,14 +401,14 @@ def _draw(
     """``n_draw`` deals consistent with the view, deal ``d`` also keeping
     ``excl[s]`` out of seat ``s``'s hand where bit ``s`` of ``chosen[d]`` is
     set (dropped, and the bit cleared, where that is infeasible), then
-    ``mix_steps`` swap-chain proposals each (:mod:`capicua.fastpath.mixing`):
+    ``mix_steps`` swap-chain proposals each (:mod:`capicua.bots.kernel.mixing`):
     (masks, bones, chosen)."""
     import numpy as np
 
     r = kn.r
     n = r.players
     if _one_word(r):
-        from capicua.fastpath.mixing import mix_deals
+        from capicua.bots.kernel.mixing import mix_deals
 
         allowed = kn.allowed_per_deal(excl, chosen)
         deals = kn.sample_masks(rng, allowed)
@@ -470,9 +476,8 @@ def _play_model_log_weights(kn: Knowledge, masks: Any, pool_g: Any, cfg: Config,
     the two types keep the shares the gorda posterior gave them."""
     import numpy as np
 
-    from capicua.fastpath.playlik import play_log_likelihoods
-
-    from . import playmodel
+    from capicua.bots import playmodel
+    from capicua.bots.kernel.playlik import play_log_likelihoods
 
     r = kn.r
     seats = {s for s in range(r.players) if s != kn.me and (cfg.play_model_partner or s != partner)}

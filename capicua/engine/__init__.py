@@ -1,6 +1,6 @@
 """The rules engine: pure, standard library only, no I/O, no clock, no global randomness."""
 
-from .errors import (
+from capicua.engine.errors import (
     EngineError,
     IllegalActionError,
     MalformedActionError,
@@ -10,11 +10,32 @@ from .errors import (
     RecordError,
     RulesError,
 )
-from .record import dumps, replay, replay_summary
-from .rules import PRESETS, Rules, make_rules, preset_catalogue, rules_from_json, with_options
-from .seeds import hand_seed, seed_hash
-from .state import RECORD_FORMAT, Action, Hand, Match, Play, RedealAnswer, parse_action
-from .tiles import Tile, canonical, full_set, pips, tile_index
+from capicua.engine.record import dumps, replay, replay_summary
+from capicua.engine.rules import (
+    PRESETS,
+    Rules,
+    make_rules,
+    preset_catalogue,
+    rules_from_json,
+    with_options,
+)
+from capicua.engine.seeds import hand_seed, seed_hash
+from capicua.engine.state import (
+    RECORD_FORMAT,
+    Action,
+    Hand,
+    Match,
+    Play,
+    RedealAnswer,
+    parse_action,
+)
+from capicua.engine.tiles import (
+    Tile,
+    canonical,
+    full_set,
+    pips,
+    tile_index,
+)
 
 __all__ = [
     "Action",

@@ -11,7 +11,7 @@ on from the same generator.
 
 :func:`deal_hand` computes every deal of a hand from its seed, the opener
 rule of the hand and the seats that showed five doubles, so that
-:class:`~capicua.engine.state.Match` (which deals) and ``capicua.verify``
+:class:`~capicua.engine.state.Match` (which deals) and ``capicua.table.fairness``
 (which recomputes a revealed hand) cannot disagree.
 """
 
@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import NoDealError
-from .rules import DEAL_OPENERS, Rules
-from .seeds import shuffled_set, split_deal
-from .tiles import Tile
+from capicua.engine.errors import NoDealError
+from capicua.engine.rules import DEAL_OPENERS, Rules
+from capicua.engine.seeds import shuffled_set, split_deal
+from capicua.engine.tiles import Tile
 
 # Deals tried before giving up. The rules a table may choose void at most 7% of
 # deals (measured: the 2-player double-nine cross, no double in 14 of 55 tiles);

@@ -16,9 +16,14 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from .errors import EngineError, RecordError, RulesError
-from .rules import rules_from_json
-from .state import RECORD_FORMAT, Match, Play, RedealAnswer
+from capicua.engine.errors import EngineError, RecordError, RulesError
+from capicua.engine.rules import rules_from_json
+from capicua.engine.state import (
+    RECORD_FORMAT,
+    Match,
+    Play,
+    RedealAnswer,
+)
 
 
 def dumps(match: Match) -> str:

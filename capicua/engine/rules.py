@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from .errors import RulesError
+from capicua.engine.errors import RulesError
 
 # Option values. Where RULES.md names a value it is used verbatim.
 FIRST_OPENERS = (

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-from .tiles import Tile, full_set
+from capicua.engine.tiles import Tile, full_set
 
 
 def hand_seed(match_seed: str, hand_number: int) -> str:

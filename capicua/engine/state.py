@@ -24,11 +24,28 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from .deal import Deal, HandDeals, deal_hand, doubles_in, opener_rule
-from .errors import IllegalActionError, MalformedActionError, OutOfTurnError, PhaseError
-from .rules import DEAL_OPENERS, FORCED_DOUBLE_OPENERS, Rules
-from .seeds import hand_seed, seed_hash, setup_seed
-from .tiles import Tile, canonical, full_set, hand_pips, parse_tile
+from capicua.engine.deal import (
+    Deal,
+    HandDeals,
+    deal_hand,
+    doubles_in,
+    opener_rule,
+)
+from capicua.engine.errors import (
+    IllegalActionError,
+    MalformedActionError,
+    OutOfTurnError,
+    PhaseError,
+)
+from capicua.engine.rules import DEAL_OPENERS, FORCED_DOUBLE_OPENERS, Rules
+from capicua.engine.seeds import hand_seed, seed_hash, setup_seed
+from capicua.engine.tiles import (
+    Tile,
+    canonical,
+    full_set,
+    hand_pips,
+    parse_tile,
+)
 
 RECORD_FORMAT = "capicua-record/1"
 LINE_ARMS = ("left", "right")

@@ -54,7 +54,7 @@ def hand_pips(tiles: Iterable[Tile]) -> int:
 
 def parse_tile(raw: object, max_pip: int) -> Tile:
     """Read a tile from JSON-like input; raises ``MalformedActionError``."""
-    from .errors import MalformedActionError
+    from capicua.engine.errors import MalformedActionError
 
     if not isinstance(raw, (list, tuple)) or len(raw) != 2:
         raise MalformedActionError("a tile is a pair of numbers, like [5, 3]")

@@ -1,9 +1,9 @@
 """The ASGI app: the pages, the HTTP API and the websocket, wired to the tables.
 
 ``create_app()`` builds it: the store and its event log, the bus, the clock,
-the bot pool, the tables (:class:`~capicua.server.tables.Tables`), guests,
-the HTTP handlers (:mod:`capicua.server.api`) and the websockets
-(:mod:`capicua.server.sockets`). ``serve()`` runs it with uvicorn (``capicua
+the bot pool, the tables (:class:`~capicua.server.registry.Tables`), guests,
+the HTTP handlers (:mod:`capicua.server.http.api`) and the websockets
+(:mod:`capicua.server.gateway.sockets`). ``serve()`` runs it with uvicorn (``capicua
 serve`` and ``python -m capicua.server`` call it).
 """
 
@@ -29,18 +29,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from capicua.server.analysis_http import Analyst
-from capicua.server.analysis_http import endpoint as analysis_endpoint
-from capicua.server.api import Api
-from capicua.server.botpool import PoolBots, RenewingPool, pool_state
-from capicua.server.compress import GzipAnswers
-from capicua.server.core import CoreConfig
-from capicua.server.heap import FREEZE_EVERY_S, HeapKeeper
-from capicua.server.honours import StandingsLog
-from capicua.server.httpedge import LIMIT_CONCURRENCY, uvicorn_config
-from capicua.server.identity import Guests
-from capicua.server.inproc import LocalBus, LoopClock
-from capicua.server.limits import (
+from capicua.server.adapters.botpool import PoolBots, RenewingPool, pool_state
+from capicua.server.adapters.honours import StandingsLog
+from capicua.server.adapters.memory import LocalBus, LoopClock
+from capicua.server.analyst import Analyst
+from capicua.server.analyst import endpoint as analysis_endpoint
+from capicua.server.gateway.identity import Guests
+from capicua.server.gateway.limits import (
     GUESTS_PER_ADDRESS,
     SOCKETS_PER_ADDRESS,
     SOCKETS_PER_GUEST,
@@ -48,18 +43,23 @@ from capicua.server.limits import (
     TABLES_PER_GUEST,
     HttpLimits,
 )
-from capicua.server.logsetup import log_config
-from capicua.server.notfound import not_found_page
-from capicua.server.phrases import catalogue as phrase_catalogue
-from capicua.server.replay_http import Replays
-from capicua.server.replay_http import api_endpoint as replay_api
-from capicua.server.replay_http import page_endpoint as replay_page
-from capicua.server.sockets import SocketLimits, Sockets
-from capicua.server.standings_http import leaderboard as leaderboard_api
-from capicua.server.standings_http import player as player_api
-from capicua.server.static import WebAssets
-from capicua.server.tables import Tables
+from capicua.server.gateway.sockets import SocketLimits, Sockets
+from capicua.server.http.api import Api
+from capicua.server.http.compress import GzipAnswers
+from capicua.server.http.notfound import not_found_page
+from capicua.server.http.replay import Replays
+from capicua.server.http.replay import api_endpoint as replay_api
+from capicua.server.http.replay import page_endpoint as replay_page
+from capicua.server.http.standings import leaderboard as leaderboard_api
+from capicua.server.http.standings import player as player_api
+from capicua.server.http.static import WebAssets
+from capicua.server.registry import Tables
+from capicua.server.runtime.edge import LIMIT_CONCURRENCY, uvicorn_config
+from capicua.server.runtime.heap import FREEZE_EVERY_S, HeapKeeper
+from capicua.server.runtime.logsetup import log_config
 from capicua.store import Store, default_database_url
+from capicua.table.core import CoreConfig
+from capicua.table.phrases import catalogue as phrase_catalogue
 
 log = logging.getLogger("capicua.server")
 
@@ -72,7 +72,7 @@ def default_executor() -> Executor:
     """The bots' process pool. ``forkserver`` workers: no fork of a threaded server."""
     ctx = multiprocessing.get_context("forkserver")
     with contextlib.suppress(Exception):
-        ctx.set_forkserver_preload(["capicua.bots", "capicua.server.botpool"])
+        ctx.set_forkserver_preload(["capicua.bots", "capicua.server.adapters.botpool"])
     # Each worker loads the bots' JIT kernel from numba's cache once, at start,
     # instead of making the first searching bot's move wait ~1.6 s for it.
     return ProcessPoolExecutor(
@@ -88,7 +88,7 @@ def analysis_executor() -> Executor:
     takes only what they leave, and its backlog waits (docs/analysis.md)."""
     ctx = multiprocessing.get_context("forkserver")
     with contextlib.suppress(Exception):
-        ctx.set_forkserver_preload(["capicua.bots", "capicua.server.botpool"])
+        ctx.set_forkserver_preload(["capicua.bots", "capicua.server.adapters.botpool"])
     return ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_nice_analysis_worker)
 
 
@@ -118,7 +118,7 @@ LOOP_LAG_WARNING = 0.25  # seconds the event loop may be late before the log say
 
 async def _watch_loop(every: float = 0.1) -> None:
     """Warn when the event loop was blocked (every table waits while it is), and
-    keep the collector's pauses short (capicua.server.heap)."""
+    keep the collector's pauses short (capicua.server.runtime.heap)."""
     loop = asyncio.get_running_loop()
     heap = HeapKeeper()
     last_freeze = loop.time()
@@ -175,7 +175,7 @@ def create_app(
     bot that has not answered is replaced by its first legal move."""
     url = database_url or os.environ.get("CAPICUA_DATABASE_URL") or default_database_url(data_dir or "data")
     web = Path(web_dir) if web_dir else WEB
-    assets = WebAssets(web)  # the pages and static files, versioned and gzipped (capicua.server.static)
+    assets = WebAssets(web)  # the pages and static files, versioned and gzipped (capicua.server.http.static)
     services: dict[str, Any] = {}
     replays = Replays(lambda: services["tables"])  # built off the loop, kept while the app runs
     limits = SocketLimits(rate_limit, sockets_per_seat, sockets_per_client, hello_timeout, sockets_per_guest)
@@ -187,7 +187,7 @@ def create_app(
         store = Store(url)
         await asyncio.to_thread(store.migrate)
         own_executor = executor is None
-        # A pool of its own is replaced when a worker dies (capicua.server.botpool.RenewingPool).
+        # A pool of its own is replaced when a worker dies (capicua.server.adapters.botpool.RenewingPool).
         pool = RenewingPool(default_executor, "bots") if executor is None else executor
         event_log = StandingsLog(store)
         guest_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="capicua-guests")
@@ -269,7 +269,7 @@ def create_app(
         Route("/static/v/{version}/{path:path}", assets.versioned),
         Route("/static/{path:path}", assets.unversioned),
     ]
-    # An unknown URL: a page in the site's style and the reader's language; JSON under /api/ (capicua.server.notfound).
+    # An unknown URL: a page in the site's style and the reader's language; JSON under /api/ (capicua.server.http.notfound).
     return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(GzipAnswers)],
                      exception_handlers={404: not_found_page(assets)})
 
@@ -330,7 +330,7 @@ def serve(
     ``CAPICUA_SOCKETS_PER_GUEST`` (16), ``CAPICUA_SOCKETS_PER_CLIENT`` (256, per
     address) and ``CAPICUA_LIMIT_CONCURRENCY`` (1024 connections and requests at
     once). Every connection is bounded in time: see
-    :func:`capicua.server.httpedge.uvicorn_config`."""
+    :func:`capicua.server.runtime.edge.uvicorn_config`."""
     import uvicorn
 
     delay = bot_delay or parse_delay(os.environ.get("CAPICUA_BOT_DELAY")) or DEFAULT_BOT_DELAY

@@ -6,7 +6,7 @@
 - :class:`Clock` tells the time and fires timers.
 - :class:`BotPool` asks bots for moves, off the event loop.
 
-Each has an in-process implementation (:mod:`capicua.server.inproc`); a
+Each has an in-process implementation (:mod:`capicua.server.adapters.memory`); a
 cluster puts PostgreSQL and Redis behind the same interfaces.
 """
 
@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from capicua.table.log import Projection
+
 
 class StaleAppend(Exception):
     """Another writer appended to this table's log first: this copy of the table is stale."""
@@ -23,18 +25,6 @@ class StaleAppend(Exception):
 
 class LogUnavailable(Exception):
     """The log cannot be written now (read-only or full disk, a lost database)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Projection:
-    """What the store's listing rows say of a table after an append (for the home
-    page, the leaderboard and replays: never needed to rebuild the table)."""
-
-    status: str  # lobby | playing | finished
-    scores: list[int]
-    match_number: int
-    record: dict[str, Any] | None  # the current match's record, when a hand ended
-    seats: list[dict[str, Any]] | None  # the seats, when they changed
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""The table shell: runs one :class:`~capicua.server.core.TableCore` on the event loop.
+"""The table shell: runs one :class:`~capicua.table.core.TableCore` on the event loop.
 
 One asyncio task per table takes commands from the table's inbox one at a
 time and, for each, in this order:
@@ -24,25 +24,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from capicua.server import protocol
-from capicua.server.core import (
-    PUBLIC,
-    AskBot,
-    BotAnswer,
-    CancelTimer,
-    Command,
-    FromConn,
-    Join,
-    Leave,
-    Outcome,
-    PlayerLevels,
-    StartTimer,
-    TableCore,
-    TimerFired,
-    conn_audience,
-    seat_audience,
-)
-from capicua.server.honours import HonoursSource, LevelSource
+from capicua.server.adapters.honours import HonoursSource, LevelSource
 from capicua.server.ports import (
     BotPool,
     Bus,
@@ -53,7 +35,22 @@ from capicua.server.ports import (
     Subscription,
     TimerHandle,
 )
-from capicua.server.protocol import Code
+from capicua.table import protocol
+from capicua.table.core import (
+    PUBLIC,
+    AskBot,
+    BotAnswer,
+    CancelTimer,
+    Command,
+    Outcome,
+    PlayerLevels,
+    StartTimer,
+    TableCore,
+    TimerFired,
+    conn_audience,
+    seat_audience,
+)
+from capicua.table.protocol import Code, FromConn, Join, Leave
 
 log = logging.getLogger("capicua.tables")
 RETRY_S = (0.5, 1.0, 2.0, 5.0)  # waits between attempts while the store cannot be written
@@ -64,7 +61,7 @@ def dumps(frame: dict[str, Any]) -> str:
 
 
 class TableShell:
-    """One running table. Made by :class:`capicua.server.tables.Tables`."""
+    """One running table. Made by :class:`capicua.server.registry.Tables`."""
 
     def __init__(
         self,
@@ -94,7 +91,7 @@ class TableShell:
         self._subs: dict[int, tuple[str | None, Subscription | None, Callable[[str], None]]] = {}
         self._closers: dict[int, Callable[[], None]] = {}  # how to close each socket the table refuses
         # Told (table, match number, hand number) once a hand of a table with players
-        # has ended and is stored: the experto's analysis (capicua.server.analysis_http).
+        # has ended and is stored: the experto's analysis (capicua.server.analyst).
         self.on_hand_end: Callable[[str, int, int], None] | None = None
         self._hand_told: tuple[int, int] | None = None
         self._levels_asked: set[tuple[int, str]] = set()  # (seat, player) whose level was asked

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .results import SeatResult
+from capicua.standings.results import SeatResult
 
 
 @dataclass(frozen=True, slots=True)

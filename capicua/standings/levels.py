@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .results import SeatResult
+from capicua.standings.results import SeatResult
 
 XP_HAND = 5
 XP_HAND_WON = 5  # on top of XP_HAND

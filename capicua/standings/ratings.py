@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
-from .results import SeatResult
+from capicua.standings.results import SeatResult
 
 BOARDS = ("neighbours", "friends")
 MODEL = PlackettLuce()

@@ -23,7 +23,13 @@ from sqlalchemy import create_engine, event, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from .models import Base, MatchEvent, MatchRow, Player, SeatRow
+from capicua.store.models import (
+    Base,
+    MatchEvent,
+    MatchRow,
+    Player,
+    SeatRow,
+)
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 

@@ -1,7 +1,7 @@
 """The experto's analyses in the store (table ``analyses``, migration 0004).
 
 One row per seat and finished hand of a table's match: the JSON of
-:func:`capicua.analysis.analyse_hand` for that seat and when it was computed.
+:func:`capicua.bots.analysis.analyse_hand` for that seat and when it was computed.
 Synchronous, like the rest of the store: the server calls it from a thread.
 """
 
@@ -13,8 +13,13 @@ from typing import Any
 
 from sqlalchemy import delete, select
 
-from . import Store, iso_utc
-from .models import AnalysisRow, MatchEvent, MatchRow, TableMatch
+from capicua.store import Store, iso_utc
+from capicua.store.models import (
+    AnalysisRow,
+    MatchEvent,
+    MatchRow,
+    TableMatch,
+)
 
 
 @dataclass(frozen=True, slots=True)

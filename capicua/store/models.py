@@ -220,7 +220,7 @@ class PlayerAchievementRow(Base):
 
 class AnalysisRow(Base):
     """The experto's analysis of one seat's decisions in one finished hand
-    (:func:`capicua.analysis.analyse_hand`; docs/analysis.md)."""
+    (:func:`capicua.bots.analysis.analyse_hand`; docs/analysis.md)."""
 
     __tablename__ = "analyses"
 

@@ -38,9 +38,8 @@ from capicua.standings.results import (
     match_bounds,
     match_results,
 )
-
-from . import Store, iso_utc
-from .models import (
+from capicua.store import Store, iso_utc
+from capicua.store.models import (
     MatchEvent,
     MatchRow,
     Player,

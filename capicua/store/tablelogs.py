@@ -5,7 +5,7 @@ The log lives in ``match_events`` (one row per entry, numbered from 1; the
 unique ``(match_id, seq)`` is the fence: an entry number written twice fails
 the append as stale). ``matches`` and ``seats`` are listing rows kept up to
 date from each append's projection, and ``table_matches`` keeps each match's
-record. Synchronous: :class:`capicua.server.inproc.StoreLog` calls these from
+record. Synchronous: :class:`capicua.server.adapters.memory.StoreLog` calls these from
 its writer thread.
 """
 
@@ -19,8 +19,13 @@ from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from . import Store, iso_utc, standings
-from .models import MatchEvent, MatchRow, SeatRow, TableMatch
+from capicua.store import Store, iso_utc, standings
+from capicua.store.models import (
+    MatchEvent,
+    MatchRow,
+    SeatRow,
+    TableMatch,
+)
 
 
 class StaleLog(Exception):

@@ -1,3 +1,0 @@
-"""Compiled playouts for the bots (numba). See :mod:`capicua.fastpath.kernel`
-and docs/bots-kernel.md. Kept out of :mod:`capicua.engine`, which is
-standard-library only; importing this package imports numpy and numba."""

@@ -1,0 +1,292 @@
+"""The experto's analyses at the server: computed after each hand, stored, and
+served by ``GET /api/analysis/{table_id}/{match_number}`` (docs/analysis.md).
+
+:class:`Analyst` takes the hands that ended (the table shell tells it, through
+``Tables.on_hand_end``) and analyses them one at a time, each hand as one job of
+the analysis pool (capicua.server.app.analysis_executor: a worker at the lowest
+CPU priority, apart from the neighbours' pool): the record is read and replayed,
+each decision searched, and the result written to the store, all in the worker. Nothing of it runs on the
+event loop, and a table never waits for it. A hand whose analysis failed (the
+store could not be written, the pool lost a worker) is tried again after
+:data:`RETRY_S` (10 s, 1 min, 5 min), its match still ``pending``; after the last
+try it is logged as given up and left out, and the answer for its match leaves
+it out too. A record the engine refuses (:class:`RecordError`) fails the same way
+every time, so it is given up at its first failure.
+
+Only the choices a player made themself are judged: the table log's ``by`` of
+each action tells them from a stand-in's or a time-out's. Only finished hands are
+analysed, so no tile is shown that the table has not revealed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from concurrent.futures import Executor
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from capicua.bots import analysis
+from capicua.engine.errors import RecordError
+from capicua.server.http.bigjson import json_bytes
+from capicua.server.http.matchaccess import Access, access_of
+from capicua.server.http.viewer import TokenError, link_key, viewer
+from capicua.store import Store
+from capicua.store import analyses as stored
+from capicua.table.protocol import table_id_ok
+
+log = logging.getLogger("capicua.analysis")
+
+MAX_MATCH = 10_000  # no table plays this many matches
+# Hands waiting to be analysed, at most: past it a hand that ends is not queued
+# (the analysis shares the bot pool; under load the neighbours come first). It is
+# not lost: the first request for its match finds it missing and queues it then.
+MAX_BACKLOG = 500
+# Seconds before each new try of a hand whose analysis failed: a store fault of up
+# to ~6 minutes loses nothing; a hand that fails every time costs four tries.
+RETRY_S = (10.0, 60.0, 300.0)
+Key = tuple[str, int, int]  # table, match, hand
+
+
+class AnalysisError(Exception):
+    """A request refused: its code and HTTP status."""
+
+    def __init__(self, code: str, message: str, status: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+
+
+def choices(entries: list[dict[str, Any]], match_number: int) -> dict[int, list[tuple[int, str]]]:
+    """Per hand of match ``match_number`` (from 1), the seat and the ``by`` of every
+    chosen action, in order, from the table's log (a ``rematch`` entry starts the
+    next match, a ``start_hand`` the next hand)."""
+    match, hand = 1, 0
+    out: dict[int, list[tuple[int, str]]] = {}
+    for e in entries:
+        op = e.get("op")
+        if op == "rematch":
+            match, hand = match + 1, 0
+        elif op == "start_hand":
+            hand += 1
+            if match == match_number:
+                out[hand] = []
+        elif op == "action" and match == match_number and hand in out:
+            out[hand].append((int(e["seat"]), str(e.get("by", ""))))
+    return out
+
+
+def expected(inputs: stored.MatchInputs, match_number: int) -> dict[int, tuple[list[int], list[str]]]:
+    """The finished hands of the match that have choices of a player: per hand, the
+    seats to analyse and who made each chosen action."""
+    record = inputs.record or {}
+    done = {i + 1 for i, h in enumerate(record.get("hands") or []) if h.get("result") is not None}
+    out = {}
+    for hand, chosen in choices(inputs.entries, match_number).items():
+        seats = sorted({seat for seat, by in chosen if by == analysis.HUMAN})
+        if hand in done and seats:
+            out[hand] = (seats, [by for _, by in chosen])
+    return out
+
+
+_WORKER_STORES: dict[str, Store] = {}  # per worker process: one store per database
+
+
+def analyse_stored_hand(database_url: str, key: Key, budget_ms: float | None = None) -> bool:
+    """Analyse hand ``key`` from the store and save the result (in a worker of the
+    analysis pool). False when there was nothing to do: the hand is analysed
+    already, or has no move a player chose."""
+    store = _WORKER_STORES.get(database_url)
+    if store is None:
+        store = _WORKER_STORES[database_url] = Store(database_url)
+    table_id, match_number, hand = key
+    inputs = stored.inputs(store, table_id, match_number)
+    if inputs is None or inputs.record is None:
+        return False
+    todo = expected(inputs, match_number).get(hand)
+    if todo is None:
+        return False
+    seats, chosen_by = todo
+    have = {(a["hand"], a["seat"]) for a in stored.load(store, table_id, match_number)}
+    if all((hand, s) in have for s in seats):
+        return False
+    judged = [
+        analysis.judge(d, analysis.search(d, budget_ms))
+        for d in analysis.decisions(inputs.record, hand, seats, table_id, match_number, chosen_by)
+    ]
+    stored.save(store, table_id, match_number, hand, analysis.summarise(hand, seats, judged))
+    return True
+
+
+def parse_match(raw: str) -> int:
+    if not raw.isascii() or not raw.isdigit() or len(raw) > len(str(MAX_MATCH)) or not 1 <= int(raw) <= MAX_MATCH:
+        raise AnalysisError("malformed", f"a match is a number from 1 to {MAX_MATCH}", 400)
+    return int(raw)
+
+
+class Analyst:
+    """Analyses finished hands one at a time, in ``executor`` (the bot pool)."""
+
+    def __init__(
+        self, store: Store, executor: Executor | None, budget_ms: float | None = None, backlog: int = MAX_BACKLOG,
+        duty: float = 1.0,
+    ) -> None:
+        self.store = store
+        self.executor = executor
+        self.budget_ms = budget_ms
+        self.backlog = backlog
+        self.duty = duty
+        self.retry_s = RETRY_S
+        self.queued: set[Key] = set()
+        self.failed: set[Key] = set()  # given up: every try failed
+        self.tries: dict[Key, int] = {}  # failed tries of a hand that will be tried again
+        self._retries: dict[Key, asyncio.TimerHandle] = {}
+        self._queue: asyncio.Queue[Key] | None = None
+        self._worker: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------ computing
+
+    def hand_ended(self, table_id: str, match_number: int, hand: int) -> None:
+        """A hand of a table with players ended (on the loop): analyse it soon."""
+        self._enqueue((table_id, match_number, hand))
+
+    def _enqueue(self, key: Key) -> None:
+        if key in self.queued or key in self.failed or key in self._retries or len(self.queued) >= self.backlog:
+            return
+        if self._queue is None:
+            self._queue = asyncio.Queue()
+            self._worker = asyncio.get_running_loop().create_task(self._work(), name="capicua-analyst")
+        self.queued.add(key)
+        self._queue.put_nowait(key)
+
+    async def _work(self) -> None:
+        assert self._queue is not None
+        loop = asyncio.get_running_loop()
+        while True:
+            key = await self._queue.get()
+            started = loop.time()
+            try:
+                await self._analyse(key)
+                self.tries.pop(key, None)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # one bad hand must not stop the others
+                self._failed(key, exc)
+            finally:
+                self.queued.discard(key)
+            if self.duty < 1.0:
+                # At most ``duty`` of the time: a busy server ends more hands than one
+                # worker can analyse, and the worker's reads and writes of the store
+                # would otherwise contend with the tables' appends without a pause.
+                await asyncio.sleep((loop.time() - started) * (1.0 - self.duty) / self.duty)
+
+    def _failed(self, key: Key, exc: Exception) -> None:
+        """Try ``key`` again later, or give it up after the last of :attr:`retry_s`."""
+        tries = self.tries.get(key, 0) + 1
+        why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        if isinstance(exc, RecordError):  # the record itself is refused: no retry can help
+            self.tries.pop(key, None)
+            self.failed.add(key)
+            log.warning("the analysis of table %s match %d hand %d failed (%s); given up", *key, why)
+            return
+        if tries > len(self.retry_s):
+            self.tries.pop(key, None)
+            self.failed.add(key)
+            log.warning("the analysis of table %s match %d hand %d failed %d times (%s); given up", *key, tries, why)
+            return
+        self.tries[key] = tries
+        wait = self.retry_s[tries - 1]
+        log.warning("the analysis of table %s match %d hand %d failed (%s); tried again in %g s", *key, why, wait)
+        self._retries[key] = asyncio.get_running_loop().call_later(wait, self._retry, key)
+
+    def _retry(self, key: Key) -> None:
+        del self._retries[key]
+        self._enqueue(key)
+
+    async def _analyse(self, key: Key) -> None:
+        # The whole hand is one job of the analysis pool: reading the record and the
+        # log, replaying, searching and saving. None of it runs in the server's
+        # process, whose threads share the interpreter with the event loop.
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self.executor, analyse_stored_hand, self.store.url, key, self.budget_ms)
+
+    async def close(self) -> None:
+        for handle in self._retries.values():
+            handle.cancel()
+        self._retries.clear()
+        if self._worker is not None:
+            self._worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._worker
+
+    # ------------------------------------------------------------ answering
+
+    async def answer(
+        self, table_id: str, match_text: str, may_see: Callable[[Access], bool] | None = None
+    ) -> tuple[int, dict[str, Any]]:
+        """``(status, body)`` for ``GET /api/analysis/{table_id}/{match_number}``. ``may_see``:
+        whether the asker may see a match (a private table's are for its players,
+        :mod:`capicua.server.http.matchaccess`); None lets anyone see any."""
+        try:
+            if not table_id_ok(table_id):
+                raise AnalysisError("unknown_table", "no such table", 404)
+            match_number = parse_match(match_text)
+            hands, missing = await asyncio.to_thread(self._read, table_id, match_number, may_see)
+        except AnalysisError as exc:
+            return exc.status, {"error": {"code": exc.code, "message": str(exc)}}
+        except SQLAlchemyError:
+            return 503, {"error": {"code": "unavailable", "message": "the store cannot be read now; try again"}}
+        for hand in missing:  # not computed yet (a restart, an older match): compute it now
+            self._enqueue((table_id, match_number, hand))
+        return 200, {"status": "pending" if missing else "ready", "hands": hands}
+
+    def _read(
+        self, table_id: str, match_number: int, may_see: Callable[[Access], bool] | None = None
+    ) -> tuple[list[dict[str, Any]], list[int]]:
+        inputs = stored.inputs(self.store, table_id, match_number)
+        if inputs is None:
+            if stored.table_known(self.store, table_id):
+                raise AnalysisError("unknown_match", f"this table has no match {match_number}", 404)
+            raise AnalysisError("unknown_table", "no such table", 404)
+        if may_see is not None and not may_see(access_of(inputs.entries, match_number)):
+            raise AnalysisError("private_match", "this match was played at a private table: it is for its players", 403)
+        rows = stored.load(self.store, table_id, match_number)
+        have = {(r["hand"], r["seat"]) for r in rows}
+        missing = [
+            hand for hand, (seats, _) in sorted(expected(inputs, match_number).items())
+            if (table_id, match_number, hand) not in self.failed and any((hand, s) not in have for s in seats)
+        ]
+        # A hand stored before the answer carried its stakes gets them from its decisions.
+        return [analysis.with_stakes(r["result"]) for r in rows], missing
+
+
+def endpoint(analyst: Callable[[], Analyst]) -> Callable[[Request], Any]:
+    """The Starlette endpoint; ``analyst()`` gives the running app's :class:`Analyst`."""
+
+    async def get(request: Request) -> Response:
+        try:
+            key = link_key(request)
+            guest = await viewer(request)
+        except TokenError as exc:
+            return JSONResponse({"error": {"code": exc.code, "message": str(exc), "field": exc.field}},
+                                status_code=exc.status, headers={"Cache-Control": "no-store"})
+        player = guest.player if guest is not None else None
+        status, body = await analyst().answer(
+            str(request.path_params.get("table_id", "")), str(request.path_params.get("match_number", "")),
+            lambda access: access.allows(player, key),
+        )
+        # Written in a worker thread, piece by piece: a long match's analysis is big
+        # enough that one call of the JSON encoder would hold every table waiting.
+        data = await asyncio.to_thread(json_bytes, body)
+        return Response(data, status_code=status, media_type="application/json",
+                        headers={"Cache-Control": "no-store", "Vary": "Authorization"})
+
+    return get
+
+
+__all__ = ["Analyst", "AnalysisError", "analyse_stored_hand", "choices", "endpoint", "expected"]

@@ -1,0 +1,266 @@
+"""One websocket: the client's bounds, its hello, its intents to the table shell,
+and the frames back.
+
+Checks run in this order: sockets per client address (``too_many``, closes),
+the hello deadline (``timeout``, closes), the frame rate (``too_fast``; every
+frame counts, however large or bad), then :func:`capicua.table.protocol.parse_intent`
+(``too_large``, ``malformed``), hello (``unknown_table``, sockets per guest
+and per player at a table: ``too_many``), and inside the table everything
+else. A slow client never blocks a table: frames wait in the socket's own
+queue, and a client that lets it fill up is dropped.
+
+A hello to a paused table (its store cannot be written) is told ``paused`` at
+once; its welcome follows when the table can save again. A hello whose table
+or guest cannot be read from the store now is told ``paused`` too, and tried
+again until the store answers (then ``paused: false`` and the welcome).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from capicua.server.gateway.identity import Guest, Guests
+from capicua.server.gateway.limits import (
+    SOCKETS_PER_ADDRESS,
+    SOCKETS_PER_GUEST,
+    SlidingWindow,
+    SocketCounts,
+    client_key,
+)
+from capicua.server.ports import LogUnavailable
+from capicua.server.registry import Tables
+from capicua.server.runtime.logsetup import current_table
+from capicua.server.shell import RETRY_S, TableShell
+from capicua.table import protocol
+from capicua.table.protocol import Code, Join, Leave, ProtocolError
+
+log = logging.getLogger("capicua.server")
+WS_POLICY_CLOSE = 1008  # the websocket close code for a socket the server refuses
+MAX_QUEUE = 2000  # frames waiting for a slow client before it is dropped
+
+
+@dataclass
+class SocketLimits:
+    rate: tuple[int, float] = (20, 1.0)  # frames per seconds per socket
+    per_player: int = 4  # sockets of one player at one table
+    per_client: int = SOCKETS_PER_ADDRESS  # sockets of one client address (the flood guard)
+    hello_timeout: float = 10.0  # seconds a new socket has to say hello
+    per_guest: int = SOCKETS_PER_GUEST  # sockets of one guest, at every table together
+
+
+class Sockets:
+    """Every websocket of this process."""
+
+    def __init__(self, tables: Tables, guests: Guests, limits: SocketLimits) -> None:
+        self.tables = tables
+        self.guests = guests
+        self.limits = limits
+        self.per_client = SocketCounts(limits.per_client)
+        self.per_player = SocketCounts(limits.per_player)
+        self.per_guest = SocketCounts(limits.per_guest)
+
+    async def serve(self, websocket: WebSocket) -> None:
+        client = client_key(websocket.client)
+        try:
+            await websocket.accept()
+        except OSError:  # the client left during the handshake
+            return
+        if not self.per_client.add(client):
+            await _refuse(websocket, Code.TOO_MANY, f"at most {self.limits.per_client} sockets from one address")
+            return
+        try:
+            await _Session(self, websocket, client).run()
+        finally:
+            self.per_client.remove(client)
+
+
+class _Session:
+    def __init__(self, owner: Sockets, websocket: WebSocket, client: str) -> None:
+        self.owner = owner
+        self.ws = websocket
+        self.client = client
+        self.conn = owner.tables.new_conn_id()
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.closed = False
+        self.shell: TableShell | None = None
+        self.player_key: tuple[str, str] | None = None
+        self.guest_key: str | None = None
+        self.limiter = SlidingWindow(*owner.limits.rate)
+        self.waiting: asyncio.Task[None] | None = None  # a hello tried again until the store answers
+
+    def put(self, text: str) -> None:
+        """The bus's sink for this socket: never blocks."""
+        if self.closed:
+            return
+        if self.queue.qsize() >= MAX_QUEUE:
+            self.close()
+            return
+        self.queue.put_nowait(text)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.queue.put_nowait(None)
+
+    def error(self, code: Code, message: str) -> None:
+        seq = self.shell.core.seq if self.shell is not None else None
+        self.put(json.dumps(protocol.error_frame(code, message, seq)))
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        writer = loop.create_task(self._write())
+        hello_by = loop.time() + self.owner.limits.hello_timeout
+        try:
+            while not self.closed:
+                said = self.shell is not None or self.waiting is not None
+                timeout = None if said else hello_by - loop.time()
+                msg = await _receive(self.ws, timeout)
+                if msg is None:
+                    self.error(Code.TIMEOUT, f"a socket says hello within {self.owner.limits.hello_timeout:g} s")
+                    break
+                if msg["type"] == "websocket.disconnect":
+                    break
+                await self._frame(msg)
+        except (WebSocketDisconnect, OSError) as exc:  # the socket broke: nothing to report
+            log.debug("websocket from %s broke: %s", self.client, type(exc).__name__)
+        except Exception:  # a server fault, not the client's doing
+            log.exception("websocket from %s: server fault", self.client)
+            self.error(Code.INTERNAL, "the server failed; reload")
+        finally:
+            if self.waiting is not None:
+                self.waiting.cancel()
+            if self.shell is not None:
+                self.shell.post(Leave(self.conn))
+            if self.player_key is not None:
+                self.owner.per_player.remove(self.player_key)
+            if self.guest_key is not None:
+                self.owner.per_guest.remove(self.guest_key)
+            self.close()
+            with contextlib.suppress(Exception):
+                await writer
+
+    async def _frame(self, msg: Any) -> None:
+        text = msg.get("text")
+        raw: str | bytes | None = text if text is not None else msg.get("bytes")
+        if not self.limiter.allow():
+            self.error(Code.TOO_FAST, f"at most {self.limiter.limit} frames in {self.limiter.window:g} s")
+            return
+        try:
+            intent = protocol.parse_intent(raw)
+        except ProtocolError as exc:
+            self.error(exc.code, exc.message)
+            return
+        if isinstance(intent, protocol.Ping):
+            self.put(json.dumps(protocol.pong_frame()))
+        elif isinstance(intent, protocol.Hello):
+            await self._hello(intent)
+        elif self.waiting is not None:
+            self.error(Code.PAUSED, "the table cannot be read right now; nothing changed")
+        elif self.shell is None:
+            self.error(Code.UNAUTHORIZED, "say hello first")
+        elif self.shell.stopped:
+            self.error(Code.INTERNAL, "the table stopped; reload")
+            self.close()
+        else:
+            self.shell.intent(self.conn, intent)
+
+    async def _hello(self, hello: protocol.Hello) -> None:
+        if self.shell is not None or self.waiting is not None:
+            self.error(Code.MALFORMED, "this socket already said hello")
+            return
+        try:
+            shell, guest = await self._find(hello)
+        except LogUnavailable:
+            # Said at once (the page shows it); the welcome comes once the store answers.
+            self.put(json.dumps(protocol.paused_frame(True)))
+            self.waiting = asyncio.get_running_loop().create_task(self._hello_later(hello))
+            return
+        self._join(hello, shell, guest)
+
+    async def _find(self, hello: protocol.Hello) -> tuple[TableShell | None, Guest | None]:
+        """The table (loaded when it is not in memory) and the guest of the hello's token."""
+        shell = await self.owner.tables.get(hello.table)
+        guest = await self.owner.guests.find(hello.token) if shell is not None else None
+        return shell, guest
+
+    async def _hello_later(self, hello: protocol.Hello) -> None:
+        attempt = 0
+        while True:
+            await asyncio.sleep(RETRY_S[min(attempt, len(RETRY_S) - 1)])
+            attempt += 1
+            try:
+                shell, guest = await self._find(hello)
+                break
+            except LogUnavailable:
+                continue
+        self.waiting = None
+        self.put(json.dumps(protocol.paused_frame(False)))
+        self._join(hello, shell, guest)
+        if self.shell is None:  # refused: nothing more for this socket to wait for
+            self.close()
+
+    def _join(self, hello: protocol.Hello, shell: TableShell | None, guest: Guest | None) -> None:
+        if shell is None:
+            self.error(Code.UNKNOWN_TABLE, f"no table {hello.table!r}")
+            return
+        if hello.token is not None and guest is None:
+            self.error(Code.UNAUTHORIZED, "this browser's token is unknown here; sign in again")
+            return
+        if guest is not None:
+            if not self.owner.per_guest.add(guest.player):
+                self.error(Code.TOO_MANY, f"at most {self.owner.limits.per_guest} sockets per player at all tables")
+                self.close()
+                return
+            self.guest_key = guest.player
+        if guest is not None and not hello.watch:
+            key = (shell.id, guest.player)
+            if not self.owner.per_player.add(key):
+                self.error(Code.TOO_MANY, f"at most {self.owner.limits.per_player} sockets per player at a table")
+                self.close()
+                return
+            self.player_key = key
+        self.shell = shell
+        current_table.set(shell.id)  # this socket's log records name its table
+        shell.attach(self.conn, self.put, self.close)
+        if shell.paused:  # its Join waits until the table can save: say why now
+            self.put(json.dumps(protocol.paused_frame(True)))
+        shell.post(Join(self.conn, guest.player if guest else None, guest.nickname if guest else "",
+                        hello.last_seq, hello.watch))
+
+    async def _write(self) -> None:
+        while True:
+            text = await self.queue.get()
+            if text is None:
+                break
+            try:
+                await self.ws.send_text(text)
+            except Exception:
+                self.closed = True
+                break
+        if self.ws.application_state != WebSocketState.DISCONNECTED:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+
+
+async def _receive(websocket: WebSocket, timeout: float | None) -> Any:
+    """The socket's next message, or None when ``timeout`` seconds pass first."""
+    if timeout is None:
+        return await websocket.receive()
+    try:
+        return await asyncio.wait_for(websocket.receive(), max(timeout, 0.0))
+    except TimeoutError:
+        return None
+
+
+async def _refuse(websocket: WebSocket, code: Code, message: str) -> None:
+    """Tell a socket the server will not keep it, and close it."""
+    with contextlib.suppress(Exception):
+        await websocket.send_text(json.dumps(protocol.error_frame(code, message, None)))
+        await websocket.close(WS_POLICY_CLOSE)

@@ -1,0 +1,1 @@
+"""The HTTP routes: tables and guests, verify, replay, standings, static files, error pages."""

@@ -1,0 +1,465 @@
+"""Replays: ``GET /api/replay/{table_id}/{match_number}`` and the page ``/replay/{table_id}/{match_number}``.
+
+A finished match is replayed from its stored record through the engine: the
+record is re-validated (:func:`capicua.engine.replay`), then played again
+step by step, and every step is served as the live table would have sent it
+to a spectator (docs/protocol.md, "Replay"): an ``events`` frame built by
+:func:`capicua.table.protocol.batch_frame` with the spectator's view, in
+which ``revealed`` holds every seat's tiles at that moment (a replay shows
+every hand face up from the start). Each hand also carries its fairness
+proof (:func:`capicua.table.fairness.verify_record_hand`, the answer of
+``/api/verify``).
+
+The table log adds what the record does not hold: who made each move (the
+log's ``by``), the table as the match ended and what was said at the table
+during it (the ``said`` frames the table sent), each with the ``seq`` of the
+step it followed (:func:`capicua.server.http.matchaccess.rebuild_match`).
+
+A replay of a long match is megabytes of views. A finished match never
+changes, so :class:`Replays` builds each one once, in a worker thread —
+engine, JSON (written piece by piece, so no single call holds the interpreter
+for long) and gzip — keeps the gzipped bytes (:class:`ReplayCache`, bounded by
+size) and serves every later request from them. At most :data:`BUILDS`
+builds run at once; a request that would wait behind more than
+:data:`WAITING` others is answered ``503 busy`` with ``Retry-After``.
+
+A private table's match is shown to its players and to holders of its own
+link only (:mod:`capicua.server.http.matchaccess`): anyone else gets ``403
+private_match``. Every refusal is a coded error (404 ``unknown_table`` /
+``unknown_match``, 409 ``match_not_over``, 400 ``malformed``, 503
+``unavailable`` / ``busy``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from capicua.engine import Match, RecordError, parse_action, replay, rules_from_json
+from capicua.server.http.bigjson import GzipWriter
+from capicua.server.http.compress import takes_gzip
+from capicua.server.http.matchaccess import (
+    REBUILD_ERRORS,
+    Access,
+    access_of,
+    rebuild_match,
+    share_link,
+)
+from capicua.server.http.static import WebAssets
+from capicua.server.http.viewer import TokenError, link_key, viewer
+from capicua.server.ports import LogUnavailable
+from capicua.table import protocol
+from capicua.table.core import AUTO, AUTOMATIC
+from capicua.table.fairness import VerifyError, verify_record_hand
+from capicua.table.protocol import table_id_ok
+
+MAX_MATCH = 10_000  # no table plays this many matches; 5 digits at most
+CACHE_BYTES = 32 * 2**20  # gzipped replays kept in memory (a 20-hand match is about 60 KB of them)
+BUILDS = 1  # replays built at once: pure Python, so more threads add no speed, only waits for the loop
+WAITING = 16  # replays of other matches that may wait for a build slot; more are told to come back
+RETRY_AFTER_S = 2
+
+
+class ReplayError(Exception):
+    """A replay that cannot be served: its protocol code and HTTP status."""
+
+    def __init__(self, code: str, message: str, status: int, field: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+        self.field = field
+
+    def body(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": str(self)}
+        if self.field is not None:
+            error["field"] = self.field
+        return {"error": error}
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMatch:
+    """What the store holds of the match asked for, and the table's log."""
+
+    table_id: str
+    number: int
+    record: dict[str, Any]
+    entries: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    """A finished match's replay as it goes on the wire, and who may see it."""
+
+    gzipped: bytes  # the JSON answer, gzipped
+    size: int  # bytes of the JSON before gzip
+    access: Access
+
+
+def parse_match_number(raw: str) -> int:
+    """A match number: ASCII digits from 1 to :data:`MAX_MATCH` (``²`` and the like refused)."""
+    if not raw or len(raw) > len(str(MAX_MATCH)) or not raw.isascii() or not raw.isdigit():
+        raise ReplayError("malformed", f"the match is a number from 1 to {MAX_MATCH}", 400)
+    number = int(raw)
+    if not 1 <= number <= MAX_MATCH:
+        raise ReplayError("malformed", f"the match is a number from 1 to {MAX_MATCH}", 400)
+    return number
+
+
+async def finished_record(tables: Any, table_id: str, raw_number: str) -> dict[str, Any]:
+    """The record of match ``raw_number`` of table ``table_id``, once that match is over."""
+    if not table_id_ok(table_id):
+        raise ReplayError("unknown_table", "no such table", 404)
+    number = parse_match_number(raw_number)
+    try:
+        stored = await tables.log.records(table_id)
+    except LogUnavailable as exc:
+        raise ReplayError("unavailable", "the store cannot be read right now", 503) from exc
+    if stored is None:
+        raise ReplayError("unknown_table", "no such table", 404)
+    found = next((m for m in stored if m["number"] == number), None)
+    if found is None:
+        raise ReplayError("unknown_match", f"this table has no match {number}", 404)
+    record = found.get("record")
+    if found.get("status") != "finished" or not isinstance(record, dict) or record.get("result") is None:
+        raise ReplayError("match_not_over", f"match {number} is not over yet", 409)
+    return record
+
+
+async def load_match(tables: Any, table_id: str, raw_number: str) -> StoredMatch:
+    record = await finished_record(tables, table_id, raw_number)
+    try:
+        entries = await tables.log.load(table_id)
+    except LogUnavailable as exc:
+        raise ReplayError("unavailable", "the store cannot be read right now", 503) from exc
+    return StoredMatch(table_id, parse_match_number(raw_number), record, entries or [])
+
+
+# ------------------------------------------------------------------ building
+
+
+def build_encoded(stored: StoredMatch) -> Built:
+    """The replay of a finished match (docs/protocol.md, "Replay"), gzipped as it is kept
+    and sent, and who may see it (in a worker thread).
+
+    Each hand is written and gzipped as soon as it is played again, then dropped:
+    the whole replay never lives as Python objects at once. Those were hundreds of
+    thousands of dicts and lists, and a full collection of the garbage collector
+    walking them held every thread, the event loop's too, for over 100 ms."""
+    try:
+        replay(stored.record)  # every recorded fact re-checked before anything is shown
+    except RecordError as exc:
+        raise ReplayError("bad_record", f"the stored record does not replay: {exc}", 422) from exc
+    told = _told_by_the_log(stored.entries, stored.number)
+    access = access_of(stored.entries, stored.number, told.players)
+    head: dict[str, Any] = {
+        "table": told.table,
+        "match": stored.number,
+        "said": told.said,
+        "scores": list(stored.record["scores"]),
+        "result": stored.record["result"],
+    }
+    link = share_link(stored.table_id, stored.number, access)
+    if link is not None:
+        head["share"] = link
+    out = GzipWriter()
+    for i, (key, value) in enumerate(head.items()):
+        out.text(("," if i else "{") + json.dumps(key) + ":")
+        out.value(value, depth=1)
+    out.text(',"hands":[')
+    for i, hand in enumerate(_hands(stored.record, told)):
+        out.text("," if i else "")
+        out.value(hand, depth=2)
+    out.text("]}")
+    gzipped, size = out.finish()
+    return Built(gzipped, size, access)
+
+
+@dataclass(slots=True)
+class _Told:
+    """What the table log says of one match beyond its record."""
+
+    table: dict[str, Any] | None  # TABLE as a spectator of the finished match saw it
+    said: list[dict[str, Any]]  # the said frames of the match, in order
+    by: list[list[str]]  # per hand, who made each choice (the log's ``by``)
+    first_seq: int  # the table's seq before the match's first event
+    attribute: Callable[[dict[str, Any], str, int], dict[str, Any]] | None  # the core's attribution of a play
+    players: frozenset[str] | None  # the guests seated while it was played (None: the log did not rebuild)
+
+
+def _told_by_the_log(entries: list[dict[str, Any]], number: int) -> _Told:
+    """Rebuild the table from its log up to the match's end and keep what match ``number`` needs.
+
+    A log that cannot be rebuilt (it should not happen) leaves the replay without
+    talk, names and attributions: the record alone still replays."""
+    by = _choices_by(entries, number)
+    try:
+        end = rebuild_match(entries, number)
+    except REBUILD_ERRORS:
+        return _Told(None, [], by, 0, None, None)
+    core = end.core
+    table = {**core.table_state(), "status": "finished", "match_number": number, "watchers": 0, "deadline": None}
+    # A replay is nobody's live table: no presence, no stand-in playing now.
+    table["seats"] = [{k: v for k, v in s.items() if k not in ("connected", "stand_in")} for s in table["seats"]]
+    # The core's own attribution of a play (the log's by, a stand-in's name).
+    return _Told(table, end.said, by, end.first_seq, core._attributed, end.players)  # noqa: SLF001
+
+
+def _choices_by(entries: list[dict[str, Any]], number: int) -> list[list[str]]:
+    """Per hand of match ``number``, the ``by`` of each choice, as the log recorded it."""
+    match = 1
+    hands: list[list[str]] = []
+    for e in entries:
+        op = e.get("op")
+        if op == "rematch":
+            match += 1
+        elif match == number and op == "start_hand":
+            hands.append([])
+        elif match == number and op == "action" and hands:
+            hands[-1].append(str(e.get("by", "")))
+    return hands
+
+
+def _hands(record: dict[str, Any], told: _Told) -> Iterator[dict[str, Any]]:
+    """Every hand of the record, played again by the engine, one at a time: its steps
+    as events frames and its proof. Raises :class:`ReplayError` after the last when
+    the engine's record of the match differs from the stored one."""
+    match = Match(rules_from_json(record["rules"]), record["seed"])
+    seq = told.first_seq
+    for index, rec in enumerate(record["hands"]):
+        by = told.by[index] if index < len(told.by) else []
+        frames: list[dict[str, Any]] = []
+        events = _start(match, rec)
+        seq = _step(match, events, seq, frames, lambda ev: ev)
+        choice = 0
+        for i, entry in enumerate(rec["actions"]):
+            if i < len(match.hand.actions):  # type: ignore[union-attr]
+                continue  # the engine made it itself (an automatic pass or draw)
+            who = by[choice] if choice < len(by) else ""
+            choice += 1
+            events = match.apply(entry["seat"], parse_action(_choice(entry), match.rules.max_pip))
+            seq = _step(match, events, seq, frames, _attribution(told, who, entry["seat"]))
+        yield {"hand": index + 1, "frames": frames, "proof": _proof(record, index + 1)}
+    if not _same_json(match.record(), record):
+        raise ReplayError("bad_record", "the replay does not give the stored record", 422)
+
+
+def _start(match: Match, rec: dict[str, Any]) -> list[dict[str, Any]]:
+    """Deal the hand ``rec`` records as the record says it was dealt (the engine decides the rest)."""
+    # The seat that opened instead of the drawn one was present (RULES.md §1).
+    present = frozenset({rec["opener"]}) if rec["opener"] != rec.get("opener_drawn", rec["opener"]) else None
+    if rec.get("deal_source") == "given":
+        given = rec["given_deal"]
+        return match.start_hand_with_deal(given["hands"], given["sleeping"], rec.get("opener_given"), present)
+    return match.start_hand(present)
+
+
+def _choice(entry: dict[str, Any]) -> dict[str, Any]:
+    if "redeal" in entry:
+        return {"redeal": entry["redeal"]}
+    return {"tile": entry["play"], "end": entry.get("end")}
+
+
+def _attribution(told: _Told, who: str, seat: int) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    if told.attribute is None or not who:
+        return lambda ev: ev
+    attribute = told.attribute
+    return lambda ev: attribute(ev, who, seat)
+
+
+def _step(
+    match: Match, events: list[dict[str, Any]], seq: int, frames: list[dict[str, Any]],
+    attribute: Callable[[dict[str, Any]], dict[str, Any]],
+) -> int:
+    """One change as the live table numbers and sends it; returns the new seq."""
+    if not events:
+        return seq
+    numbered = []
+    for ev in events:
+        seq += 1
+        numbered.append((seq, {**ev, "by": AUTO} if ev["kind"] in AUTOMATIC else attribute(ev)))
+    frames.append(protocol.batch_frame(numbered, face_up_view(match)))
+    return seq
+
+
+def face_up_view(match: Match) -> dict[str, Any]:
+    """The spectator's view with every seat's tiles in ``revealed`` (each seat's own view gives them)."""
+    view = match.view(None)
+    if view["revealed"] is None:
+        view["revealed"] = [match.view(seat)["hand"] for seat in range(match.rules.players)]
+    return view
+
+
+def _proof(record: dict[str, Any], hand: int) -> dict[str, Any] | None:
+    try:
+        return verify_record_hand(record, hand)
+    except VerifyError:
+        return None
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+# ------------------------------------------------------------------ HTTP
+
+
+class ReplayCache:
+    """Finished matches' replays, gzipped, the least recently asked dropped first so that
+    the bytes kept stay within ``max_bytes`` (a replay bigger than that is not kept)."""
+
+    def __init__(self, max_bytes: int = CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._kept: OrderedDict[tuple[str, int], Built] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def get(self, key: tuple[str, int]) -> Built | None:
+        built = self._kept.get(key)
+        if built is not None:
+            self._kept.move_to_end(key)
+        return built
+
+    def put(self, key: tuple[str, int], built: Built) -> None:
+        if len(built.gzipped) > self.max_bytes:
+            return
+        old = self._kept.pop(key, None)
+        if old is not None:
+            self.bytes -= len(old.gzipped)
+        self._kept[key] = built
+        self.bytes += len(built.gzipped)
+        while self.bytes > self.max_bytes:
+            _, dropped = self._kept.popitem(last=False)
+            self.bytes -= len(dropped.gzipped)
+
+
+class Replays:
+    """Every replay this server serves: each built once, off the event loop, at most
+    ``builds`` at once, then served from :class:`ReplayCache`."""
+
+    def __init__(
+        self, tables_of: Callable[[], Any], cache_bytes: int = CACHE_BYTES, builds: int = BUILDS,
+        waiting: int = WAITING,
+    ) -> None:
+        self.tables_of = tables_of
+        self.cache = ReplayCache(cache_bytes)
+        self.builds = builds
+        self.waiting = waiting
+        self.built = 0  # replays built so far (each is built once while it stays kept)
+        self._slots: asyncio.Semaphore | None = None
+        self._building: dict[tuple[str, int], asyncio.Task[Built]] = {}
+
+    async def get(self, table_id: str, raw_number: str) -> Built:
+        """The replay of match ``raw_number`` of ``table_id``: kept, being built, or built now.
+        Raises :class:`ReplayError`."""
+        if not table_id_ok(table_id):
+            raise ReplayError("unknown_table", "no such table", 404)
+        key = (table_id, parse_match_number(raw_number))
+        kept = self.cache.get(key)
+        if kept is not None:
+            return kept
+        task = self._building.get(key)
+        if task is None:
+            if len(self._building) >= self.builds + self.waiting:
+                raise ReplayError("busy", "too many replays are being prepared; try again in a moment", 503)
+            # A task of its own: a client that goes away does not cancel a build others wait for.
+            task = asyncio.get_running_loop().create_task(self._build(key, raw_number), name=f"replay {key}")
+            self._building[key] = task
+            task.add_done_callback(lambda t: self._done(key, t))
+        return await asyncio.shield(task)
+
+    async def _build(self, key: tuple[str, int], raw_number: str) -> Built:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.builds)
+        async with self._slots:
+            stored = await load_match(self.tables_of(), key[0], raw_number)
+            built = await asyncio.to_thread(build_encoded, stored)
+        self.built += 1
+        return built
+
+    def _done(self, key: tuple[str, int], task: asyncio.Task[Built]) -> None:
+        del self._building[key]
+        if not task.cancelled() and task.exception() is None:
+            self.cache.put(key, task.result())
+
+
+def error_response(exc: ReplayError) -> Response:
+    headers = {"Cache-Control": "no-store"}
+    if exc.code == "busy":
+        headers["Retry-After"] = str(RETRY_AFTER_S)
+    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+
+
+async def check_access(request: Request, access: Access) -> None:
+    """Refuse (403 ``private_match``) a private match to anyone but its players and holders of its link."""
+    try:
+        key = link_key(request)
+    except TokenError as exc:
+        raise ReplayError(exc.code, str(exc), exc.status, exc.field) from None
+    if not access.private or access.allows(None, key):
+        return
+    try:
+        guest = await viewer(request)
+    except TokenError as exc:
+        raise ReplayError(exc.code, str(exc), exc.status, exc.field) from None
+    if not access.allows(guest.player if guest is not None else None, key):
+        raise ReplayError("private_match", "this match was played at a private table: it is for its players", 403)
+
+
+async def replay_response(request: Request, replays: Replays, table_id: str, raw_number: str) -> Response:
+    """The answer of ``GET /api/replay/{table_id}/{match_number}``."""
+    try:
+        try:
+            link_key(request)  # a malformed query is refused before anything is read
+        except TokenError as exc:
+            raise ReplayError(exc.code, str(exc), exc.status, exc.field) from None
+        built = await replays.get(table_id, raw_number)
+        await check_access(request, built.access)
+    except ReplayError as exc:
+        return error_response(exc)
+    headers = {
+        "Vary": "Accept-Encoding, Authorization",
+        # A finished match never changes; a private one stays out of shared caches.
+        "Cache-Control": "private, no-cache" if built.access.private else "public, max-age=86400",
+    }
+    if takes_gzip(request.headers.get("accept-encoding", "")):
+        # Already compressed: a gzip middleware leaves a response with Content-Encoding alone.
+        headers["Content-Encoding"] = "gzip"
+        return Response(built.gzipped, media_type="application/json", headers=headers)
+    plain = await asyncio.to_thread(gzip.decompress, built.gzipped)
+    return Response(plain, media_type="application/json", headers=headers)
+
+
+def api_endpoint(replays: Replays) -> Callable[[Request], Any]:
+    """The endpoint of ``GET /api/replay/{table_id}/{match_number}``."""
+
+    async def endpoint(request: Request) -> Response:
+        return await replay_response(
+            request, replays, request.path_params["table_id"], request.path_params["match_number"]
+        )
+
+    return endpoint
+
+
+def page_endpoint(tables_of: Callable[[], Any], assets: WebAssets) -> Callable[[Request], Any]:
+    """The replay page, with the status its match has (the page says why in its own
+    language), its static URLs versioned like every page's (:mod:`capicua.server.http.static`)."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            await finished_record(tables_of(), request.path_params["table_id"], request.path_params["match_number"])
+            status = 200
+        except ReplayError as exc:
+            status = exc.status
+        return await assets.page(request, "replay.html", status)
+
+    return endpoint

@@ -1,0 +1,69 @@
+"""Who asks an HTTP request: the guest's token, from the ``Authorization`` header,
+and the key of a private match's own link (``?k=``, :mod:`capicua.server.http.matchaccess`).
+
+The token is a guest's whole identity, so it never travels in a URL: an address
+is written to the server's access log, the browser's history and other sites'
+``Referer``. The pages send ``Authorization: Bearer TOKEN``; a ``token`` in a
+query string is refused (400 ``malformed``, field ``token``) so that a page that
+still puts it there is found at once (docs/protocol.md, "HTTP errors").
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+
+from capicua.server.gateway.identity import Guest, token_ok
+
+SCHEME = "bearer"
+LINK_KEYS = ("k",)  # the only parameter of a match's replay and analysis
+
+
+class TokenError(Exception):
+    """A request whose token is where it must not be, or not a token (or a bad link key)."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.code = "malformed"
+        self.status = 400
+        self.field = field
+
+
+def bearer_token(request: Request) -> str | None:
+    """The token of ``Authorization: Bearer TOKEN``, or None without the header.
+
+    Raises :class:`TokenError` for a token in the query string or a header that
+    is not a bearer token of 1–200 characters."""
+    if "token" in request.query_params:
+        raise TokenError("the token goes in the Authorization header, never in the address", "token")
+    raw = request.headers.get("authorization")
+    if raw is None:
+        return None
+    scheme, _, token = raw.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != SCHEME or not token_ok(token):
+        raise TokenError("Authorization is 'Bearer TOKEN', the token this browser was given", "authorization")
+    return token
+
+
+async def viewer(request: Request) -> Guest | None:
+    """The guest whose token the request carries (None without one, or for a token
+    no guest has). Raises :class:`TokenError` as :func:`bearer_token` does."""
+    token = bearer_token(request)
+    if token is None:
+        return None
+    found: Guest | None = await request.app.state.guests.find(token)
+    return found
+
+
+def link_key(request: Request) -> str | None:
+    """The ``k`` of a private match's own link (None without one). Raises
+    :class:`TokenError` for a token in the query, another parameter or ``k`` twice."""
+    for name in request.query_params:
+        if name == "token":
+            raise TokenError("the token goes in the Authorization header, never in the address", "token")
+        if name not in LINK_KEYS:
+            raise TokenError(f"unknown parameter {name}", name)
+    keys = request.query_params.getlist("k")
+    if len(keys) > 1:
+        raise TokenError("k is given more than once", "k")
+    return keys[0] if keys else None

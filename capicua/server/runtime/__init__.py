@@ -1,0 +1,1 @@
+"""Running the process: the uvicorn edge, heap housekeeping, logging set-up."""

@@ -1,0 +1,1 @@
+"""Benchmarks, the tournament and the play model's fitting: the CLI's long jobs, apart from the product."""
