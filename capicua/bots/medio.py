@@ -156,33 +156,12 @@ def decide_medio(pub: PublicState, rng: random.Random) -> dict[str, Any]:
                 lighter = mine_after < mean_unknown * rivals
                 score += W["tranque"] if lighter else -W["tranque"]
         if r.in_play:
-            score += 1.0 * _in_play_points(view, mv, a, b)
+            score += 1.0 * pub.base.in_play_points(pub.move_of(mv))
         if score > best_score:
             best_score = score
             best = mv
     assert best is not None
     return dict(best)
-
-
-def _in_play_points(view: dict[str, Any], mv: dict[str, Any], a: int, b: int) -> int:
-    rules = view["rules"]
-    ends = view.get("ends") or []
-    if mv.get("end") is None:
-        count = a + b
-    else:
-        total = 0
-        for e in ends:
-            v, d = int(e["value"]), bool(e["double"])
-            if e["end"] == mv["end"]:
-                outer = b if a == v else a
-                total += 2 * outer if a == b else outer
-            else:
-                total += 2 * v if d else v
-        count = total
-    mode = rules["in_play_scoring"]
-    if count > 0 and (count % 5 == 0 or (mode == "fives_and_threes" and count % 3 == 0)):
-        return count
-    return 0
 
 
 def _p_can_play(

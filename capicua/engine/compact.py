@@ -698,6 +698,21 @@ class FastState:
         self.turn = r.next_seat[seat]
         self._advance()
 
+    def in_play_points(self, move: Move) -> int:
+        """The points the seat on turn scores at once by playing ``move`` (legal)
+        where the open count scores (All Fives, Fives-and-Threes); 0 elsewhere.
+
+        The move is played and undone, so the count is :meth:`play`'s own; the
+        hidden hands do not enter it (a position from :meth:`from_view` will do)."""
+        if not self.r.in_play:
+            return 0
+        team = self.r.team_of[self.turn]
+        before = self.in_play[team]
+        token = self.apply(move)
+        points = self.in_play[team] - before
+        self.undo(token)
+        return points
+
     def open_count(self) -> int:
         """Sum of the open ends as in-play scoring counts it (a double at an end counts twice)."""
         if self.center < 0:
