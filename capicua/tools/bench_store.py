@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from capicua.server.adapters.memory import StoreLog, default_writers
+from capicua.server.adapters.sql import StoreLog, default_writers
 from capicua.store import Store, tablelogs
 from capicua.table.log import Projection, open_entry
 

@@ -21,8 +21,8 @@ from capicua.server.adapters.memory import (
     LocalBus,
     LoopClock,
     MemoryLog,
-    StoreLog,
 )
+from capicua.server.adapters.sql import StoreLog
 from capicua.server.registry import Tables
 from capicua.store import Store
 from capicua.table import protocol

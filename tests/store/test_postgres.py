@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from capicua.server.adapters.memory import StoreLog, default_writers
+from capicua.server.adapters.sql import StoreLog, default_writers
 from capicua.server.ports import StaleAppend
 from capicua.store import Store, tablelogs
 from capicua.table.log import open_entry

@@ -61,7 +61,8 @@ def test_players_tokens_and_the_fenced_log(database_url: str) -> None:
 
 def test_a_table_loaded_from_the_store_is_the_same_table(database_url: str, bot_pool: Any) -> None:
     from capicua.server.adapters.botpool import PoolBots
-    from capicua.server.adapters.memory import LocalBus, LoopClock, StoreLog
+    from capicua.server.adapters.memory import LocalBus, LoopClock
+    from capicua.server.adapters.sql import StoreLog
     from capicua.server.registry import Tables
     from capicua.table import protocol
     from capicua.table.protocol import FromConn, Join

@@ -18,7 +18,8 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import MetaData, inspect, select, text
 
-from capicua.server.adapters.memory import LocalBus, LoopClock, StoreLog
+from capicua.server.adapters.memory import LocalBus, LoopClock
+from capicua.server.adapters.sql import StoreLog
 from capicua.server.registry import Tables
 from capicua.store import MIGRATIONS, Store, tablelogs
 from capicua.table.core import CoreConfig

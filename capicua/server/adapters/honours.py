@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from capicua.server.adapters.memory import StoreLog
+from capicua.server.adapters.sql import StoreLog
 from capicua.store import standings
 
 

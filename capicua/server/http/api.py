@@ -20,7 +20,6 @@ from starlette.responses import JSONResponse, Response
 
 from capicua.engine import preset_catalogue
 from capicua.engine.rules import Rules
-from capicua.server.adapters.memory import StoreLog
 from capicua.server.gateway.identity import (
     NICKNAME_MAX,
     Guest,
@@ -36,7 +35,7 @@ from capicua.server.gateway.limits import (
     retry_after,
 )
 from capicua.server.http.verify import verify_answer
-from capicua.server.ports import LogUnavailable
+from capicua.server.ports import EventLog, LogUnavailable
 from capicua.server.registry import Tables
 from capicua.table import jsonsafe, neighbours
 from capicua.table.options import (
@@ -232,7 +231,7 @@ class Api:
         self,
         tables: Tables,
         guests: Guests,
-        event_log: StoreLog,
+        event_log: EventLog,
         limits: HttpLimits,
         body_timeout: float,
         health: Callable[[], dict[str, str]] | None = None,

@@ -1,0 +1,194 @@
+"""The SQL store's implementation of the event log port (:class:`~capicua.server.ports.EventLog`).
+
+:class:`StoreLog` writes table logs to a :class:`~capicua.store.Store`. Appends
+are sharded by table id over a few writer threads; each takes every append
+waiting in its shard at that moment and writes them in one transaction (group
+commit), so one table's appends stay in order and tables do not queue behind
+each other's round trips, and on PostgreSQL the shards commit in parallel.
+Reads run in threads of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import queue
+import threading
+import zlib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from capicua.engine import make_rules
+from capicua.server.ports import LogUnavailable, StaleAppend, TableInfo
+from capicua.store import Store, tablelogs
+from capicua.table.log import Projection, is_legacy, match_seed, migrate_legacy
+
+log = logging.getLogger("capicua.store")
+
+
+_Pending = tuple[tablelogs.Append, "asyncio.Future[None]", asyncio.AbstractEventLoop]
+
+
+def default_writers(store: Store) -> int:
+    """How many writer threads a store gets. SQLite has one writer lock for the whole
+    database: a second writer thread only waits for it (and its busy handler sleeps),
+    so one thread that batches every table's appends makes the biggest group commits.
+    PostgreSQL locks rows: appends of different tables commit in parallel."""
+    return 1 if store.engine.dialect.name == "sqlite" else 4
+
+
+class StoreLog:
+    """:class:`~capicua.server.ports.EventLog` over a :class:`~capicua.store.Store`.
+
+    ``writers`` threads (default :func:`default_writers`) each own the tables whose id
+    hashes to them (crc32, so a table always lands on the same one): a table's
+    appends are written in the order they were made, by one thread."""
+
+    def __init__(self, store: Store, max_batch: int = 256, writers: int | None = None) -> None:
+        self.store = store
+        self.max_batch = max_batch
+        self._healthy = True
+        count = default_writers(store) if writers is None else writers
+        if count < 1:
+            raise ValueError("a StoreLog needs at least one writer")
+        self._queues: list[queue.SimpleQueue[_Pending | None]] = [queue.SimpleQueue() for _ in range(count)]
+        self._writers = [
+            threading.Thread(target=self._write_loop, args=(q,), name=f"capicua-log-writer-{i}", daemon=True)
+            for i, q in enumerate(self._queues)
+        ]
+        for w in self._writers:
+            w.start()
+        self._readers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="capicua-log-reader")
+
+    @property
+    def healthy(self) -> bool:
+        return self._healthy
+
+    @property
+    def writers(self) -> int:
+        return len(self._writers)
+
+    def close(self) -> None:
+        for q in self._queues:
+            q.put(None)
+        for w in self._writers:
+            w.join(timeout=10)
+        self._readers.shutdown(wait=True)
+
+    async def _read(self, fn: Callable[..., Any], *args: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._readers, fn, *args)
+        except SQLAlchemyError as exc:
+            raise LogUnavailable(str(exc).splitlines()[0]) from None
+
+    def _shard(self, table_id: str) -> queue.SimpleQueue[_Pending | None]:
+        return self._queues[zlib.crc32(table_id.encode()) % len(self._queues)]
+
+    async def _write(self, append: tablelogs.Append) -> None:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        self._shard(append.table_id).put((append, fut, loop))
+        await fut
+
+    async def create(self, table_id: str, open_entry: dict[str, Any]) -> None:
+        teams = make_rules(open_entry["preset"], **open_entry["options"]).teams
+        seed = open_entry.get("seed") or match_seed(open_entry["secret"], 1)
+        try:
+            await self._read(tablelogs.create_table, self.store, open_entry, seed, teams)
+        except LogUnavailable:
+            self._healthy = False
+            raise
+        self._healthy = True
+
+    async def append(
+        self, table_id: str, expected: int, entries: list[dict[str, Any]], projection: Projection | None
+    ) -> None:
+        a = tablelogs.Append(table_id, expected + 1, entries)
+        if projection is not None:
+            a.status = projection.status
+            a.scores = projection.scores
+            a.match_number = projection.match_number
+            a.record = projection.record
+            a.seats = projection.seats
+        await self._write(a)
+
+    async def load(self, table_id: str) -> list[dict[str, Any]] | None:
+        row = await self._read(tablelogs.load_entries, self.store, table_id)
+        if row is None:
+            return None
+        entries: list[dict[str, Any]] = row["events"]
+        if is_legacy(entries):
+            # A log of the first format is rewritten in this one, once, before the table runs.
+            entries = migrate_legacy(row)
+            await self._read(tablelogs.replace_log, self.store, table_id, entries)
+        return entries
+
+    async def records(self, table_id: str) -> list[dict[str, Any]] | None:
+        """Every match of the table with its record (``None`` for an unknown table)."""
+        row = await self._read(tablelogs.table_row, self.store, table_id)
+        if row is None:
+            return None
+        found: list[dict[str, Any]] = await self._read(tablelogs.match_records, self.store, table_id)
+        for m in found:
+            m["preset"], m["options"] = row["preset"], row["options"]
+        return found
+
+    async def info(self, table_id: str) -> TableInfo | None:
+        row = await self._read(tablelogs.table_row, self.store, table_id)
+        if row is None:
+            return None
+        record = row.get("record") or {}
+        return TableInfo(
+            id=row["id"], preset=row["preset"], options=row["options"],
+            status="playing" if row["status"] == "active" else row["status"], scores=row["scores"],
+            created_at=row["created_at"], updated_at=row["updated_at"], seats=row["seats"],
+            match_result=record.get("result") if isinstance(record, dict) else None,
+        )
+
+    # A writer thread: group commit of what waits in its shard.
+    def _write_loop(self, pending: queue.SimpleQueue[_Pending | None]) -> None:
+        while True:
+            item = pending.get()
+            if item is None:
+                return
+            batch = [item]
+            while len(batch) < self.max_batch:
+                try:
+                    nxt = pending.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    pending.put(None)
+                    break
+                batch.append(nxt)
+            self._commit(batch)
+
+    def _commit(self, batch: list[_Pending]) -> None:
+        try:
+            results: list[Exception | None] = tablelogs.append_many(self.store, [b[0] for b in batch])
+            self._healthy = True
+        except SQLAlchemyError as exc:
+            self._healthy = False
+            reason = str(exc).splitlines()[0]
+            log.warning("the store cannot be written: %s", reason)
+            results = [LogUnavailable(reason)] * len(batch)
+        for (_, fut, loop), result in zip(batch, results, strict=True):
+            error: Exception | None = result
+            if isinstance(result, tablelogs.StaleLog):
+                error = StaleAppend(str(result))
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+                loop.call_soon_threadsafe(_settle, fut, error)
+
+
+def _settle(fut: asyncio.Future[None], error: Exception | None) -> None:
+    if fut.done():
+        return
+    if error is None:
+        fut.set_result(None)
+    else:
+        fut.set_exception(error)
