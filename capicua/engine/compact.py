@@ -44,6 +44,8 @@ import random
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from capicua.engine.deal import MAX_DEALS
+from capicua.engine.errors import NoDealError
 from capicua.engine.rules import DEAL_OPENERS, FORCED_DOUBLE_OPENERS, Rules
 from capicua.engine.state import next_opener as _next_opener
 from capicua.engine.tiles import canonical, full_set, tile_index
@@ -326,23 +328,29 @@ class FastState:
         opener: int | None = None,
         opener_rule: str | None = None,
     ) -> FastState:
-        """A fresh random deal (not a rich-engine deal: no seeds, no record).
+        """The first hand's deal of the engine for the generator ``rng``: with
+        ``rng = random.Random(hand_seed)`` the hands and the sleeping tiles are
+        those of :func:`capicua.engine.deal.deal_hand` for that seed (held
+        there by ``tests/engine/test_compact_deal.py``), without its records.
 
-        Redeals as the rich engine does (five doubles with
-        ``redeal_five_doubles=automatic``; no double at all when the opener
-        is decided by the deal). The opener is ``opener`` if given, else the
-        rule ``opener_rule`` (default: the rules' ``first_opener``) decides:
-        a deal rule picks the holder of the highest double (and forces that
-        tile for ``highest_double`` / ``must_play_top_double``); any other
-        rule picks a random seat.
+        Each try shuffles a fresh set, and a deal the rules void (five doubles
+        with ``redeal_five_doubles=automatic``; no double at all when the
+        opener is decided by the deal) is followed by the next shuffle of
+        ``rng``; :class:`~capicua.engine.errors.NoDealError` after
+        :data:`~capicua.engine.deal.MAX_DEALS` tries. The opener is ``opener``
+        if given, else the rule ``opener_rule`` (default: the rules'
+        ``first_opener``) decides: a deal rule picks the holder of the highest
+        double, any other rule a random seat (``rng.randrange``, after the
+        deal). A forced double opening (``highest_double`` /
+        ``must_play_top_double``) requires the opener's highest double.
         """
         r = rules if isinstance(rules, FastRules) else fast_rules(rules)
         rl = r.rules
         rule = rl.first_opener if opener_rule is None else opener_rule
         n, size = r.players, rl.hand_size
-        order = list(range(r.n_tiles))
         dm = r.doubles_mask
-        while True:
+        for _ in range(MAX_DEALS):
+            order = list(range(r.n_tiles))  # the set in tile index order, as engine.seeds.shuffled_set
             rng.shuffle(order)
             hands = [0] * n
             for s in range(n):
@@ -355,7 +363,8 @@ class FastState:
             if rule in DEAL_OPENERS and not any(h & dm for h in hands):
                 continue
             break
-        required = -1
+        else:
+            raise NoDealError(f"no deal stood in {MAX_DEALS} tries")
         if opener is None:
             if rule in DEAL_OPENERS:
                 best = -1
@@ -363,11 +372,11 @@ class FastState:
                     d = h & dm
                     if d and d.bit_length() - 1 > best:
                         best, opener = d.bit_length() - 1, s
-                if rule in FORCED_DOUBLE_OPENERS:
-                    required = best
             else:
                 opener = rng.randrange(n)
         assert opener is not None
+        top = hands[opener] & dm
+        required = top.bit_length() - 1 if rule in FORCED_DOUBLE_OPENERS and top else -1
         return cls(r, hands, turn=opener, required_first=required, boneyard=tuple(order[n * size :]))
 
     @classmethod
