@@ -883,7 +883,7 @@ def test_lost_match_is_not_celebrated(browser, base_url):
 def test_spanish_strings_agree(browser, base_url):
     ctx, page = open_table(browser, base_url, view=tranque_view())
     try:
-        es = page.evaluate("import('/static/js/i18n.js').then((m) => m.STRINGS.es)")
+        es = page.evaluate("import('/static/js/i18n/index.js').then((m) => m.STRINGS.es)")
         for key, text in es.items():
             # {team} may be "Ellos", "Nosotros", "Tú": no singular verb right after it.
             assert not re.search(r"\{team\} (se anota|gana|nos|se)\b", text), (key, text)

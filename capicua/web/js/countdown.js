@@ -9,7 +9,7 @@
 // page is repainted from that one count, a few times a second, while a
 // deadline runs.
 
-import { t } from './i18n.js';
+import { t } from './i18n/index.js';
 import { svg } from './tiles.js';
 
 const TICK_MS = 200;

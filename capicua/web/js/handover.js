@@ -3,7 +3,7 @@
 // timer times the wait between hands too: TABLE.deadline `for: "next_hand"`), and
 // the host of a private table who is ready may deal without waiting for the others
 // ("Repartir ya"). It decides nothing itself: the server deals.
-import { t } from './i18n.js';
+import { t } from './i18n/index.js';
 import { h } from './dom.js';
 import * as countdown from './countdown.js';
 

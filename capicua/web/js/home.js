@@ -7,7 +7,7 @@
 // "Tus mesas abiertas" asks GET /api/tables/<id> for each remembered table;
 // "Tabla de posiciones" and, for a browser with a token, "Mi perfil" (me.js).
 
-import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
+import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n/index.js';
 import { tileSvg } from './tiles.js';
 import { TABLE_KEY, readToken, saveToken, readNickname, saveNickname, rememberTable } from './guest.js';
 import { wireProfileLink } from './me.js';

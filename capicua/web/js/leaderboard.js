@@ -3,7 +3,7 @@
 // sorted or scored here), with this browser's token for "my place". The filters
 // reload from the API and are kept in the address, so a board can be shared.
 
-import { t, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
+import { t, lang, applyI18n, wireLangToggle, onLangChange } from './i18n/index.js';
 import { readToken, rememberPlayer } from './guest.js';
 import { leaderboardFor, wireProfileLink } from './me.js';
 import { $, h } from './dom.js';

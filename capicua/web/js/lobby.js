@@ -10,7 +10,7 @@
 // named (it sends one to every socket whose seat changed). Also the plain
 // notices of a table this browser only watches: full, started, finished.
 
-import { t, has, lang } from './i18n.js';
+import { t, has, lang } from './i18n/index.js';
 import { avatarSvg } from './neighbours.js';
 import { $, h as el } from './dom.js';
 

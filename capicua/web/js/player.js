@@ -6,7 +6,7 @@
 // player id as kept in localStorage: guest.js, no request) speaks to the reader:
 // "Tu juego", "Ganaste".
 
-import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
+import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n/index.js';
 import { readPlayerId } from './guest.js';
 import { tokenHeaders } from './me.js';
 import { $, h, s } from './dom.js';

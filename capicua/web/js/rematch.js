@@ -4,7 +4,7 @@
 // and, under it, what the page waits for and the decisions a decider may take:
 // leave the seat to a neighbour (`stand_in`), give it to a neighbour (`fill_seat`),
 // or, the host, back to the lobby (`to_lobby`). It decides nothing itself.
-import { t } from './i18n.js';
+import { t } from './i18n/index.js';
 import { h } from './dom.js';
 
 const ui = {

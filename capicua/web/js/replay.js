@@ -10,7 +10,7 @@
 // each costly decision the experto's move as a ghost on the board (board.js's
 // own ghost, passive) with a comment over the board.
 
-import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
+import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n/index.js';
 import { tileSvg } from './tiles.js';
 import { browserSha256 } from './sha256.js';
 import { tokenHeaders } from './me.js';

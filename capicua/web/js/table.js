@@ -4,7 +4,7 @@
 // it the frames of a finished match. Test hooks: data-testid attributes,
 // body[data-phase], body[data-turn].
 
-import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
+import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n/index.js';
 import { tileSvg, tileKey, sameTile, svg } from './tiles.js';
 import { renderBoard } from './board.js';
 import * as travel from './travel.js';

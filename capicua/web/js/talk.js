@@ -4,7 +4,7 @@
 // can sing their tiles to a partner. Spectators get no button: they hear, and
 // los mirones son de palo.
 
-import { t } from './i18n.js';
+import { t } from './i18n/index.js';
 import { svg } from './tiles.js';
 import { h as el } from './dom.js';
 

@@ -5,7 +5,7 @@
 // deal itself (the server's verify code does); it only hashes the seed again
 // in the browser, so the ✔ does not rest on the server's word alone.
 
-import { t, has, applyI18n, wireLangToggle, onLangChange } from './i18n.js';
+import { t, has, applyI18n, wireLangToggle, onLangChange } from './i18n/index.js';
 import { tileSvg } from './tiles.js';
 import { browserSha256 } from './sha256.js';
 import { $, h } from './dom.js';
