@@ -69,10 +69,16 @@ def forced_opening(r: FastRules) -> bool:
 
 
 def legal_moves(r: FastRules, ctx: Context, hand: list[int]) -> list[tuple[int, int]]:
-    """The moves of ``hand`` in ``ctx`` that the model tells apart: a tile on
-    either end when both show the same number is one move (the play model has
-    no in-play scoring, where the kind of end would matter; see
-    :meth:`capicua.engine.compact.FastState.distinct_moves`)."""
+    """The moves of ``hand`` in ``ctx`` that the model tells apart (every tile
+    of ``hand`` before the first tile is down; the model skips forced openings).
+
+    The model reads a play by the numbers it leaves open, so a tile that fits
+    both ends when they show one number is one move, on the left end
+    (:func:`model_move`). Where the open count does not score, these are the
+    compact core's moves less equivalent ones
+    (:meth:`capicua.engine.compact.FastState.distinct_moves`, the one rule);
+    where it scores, the core also tells a double end from a plain one, which
+    the model does not read (``tests/bots/test_model_moves.py`` holds both)."""
     if ctx.left < 0:
         return [(t, -1) for t in hand]
     out = []
@@ -83,6 +89,13 @@ def legal_moves(r: FastRules, ctx: Context, hand: list[int]) -> list[tuple[int, 
         if ctx.right in (a, b) and ctx.right != ctx.left:
             out.append((t, 1))
     return out
+
+
+def model_move(ctx: Context, tile: int, end: int) -> tuple[int, int]:
+    """The move of :func:`legal_moves` that the play of ``tile`` on ``end`` is."""
+    if end == 1 and ctx.left == ctx.right:
+        return (tile, 0)
+    return (tile, end)
 
 
 def move_features(r: FastRules, ctx: Context, hand: list[int], t: int, end: int) -> list[float]:
@@ -225,10 +238,8 @@ def log_likelihoods_reference(pub: PublicState, hands: list[list[int]], seats: s
         moves = legal_moves(r, ctx, hand)
         if len(moves) <= 1:
             continue
-        if ctx.left == ctx.right and e == 1:
-            e = 0
         sc = {m: move_score(r, ctx, hand, m[0], m[1], coefs) for m in moves}
         top = max(sc.values())
         z = sum(math.exp(v - top) for v in sc.values())
-        out[s] += sc[(t, e)] - top - math.log(z)
+        out[s] += sc[model_move(ctx, t, e)] - top - math.log(z)
     return out

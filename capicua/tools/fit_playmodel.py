@@ -28,7 +28,7 @@ import numpy as np
 from tqdm import tqdm
 
 from capicua.bots import decide
-from capicua.bots.playmodel import FEATURES, legal_moves, move_features
+from capicua.bots.playmodel import FEATURES, legal_moves, model_move, move_features
 from capicua.bots.public import public_state
 from capicua.bots.search import warmup
 from capicua.engine import Match, make_rules, parse_action
@@ -46,10 +46,8 @@ def decision_record(view: dict[str, Any], action: dict[str, Any]) -> tuple[Any, 
         return None
     t = pub.move_of(action)[0]
     e = -1 if action.get("end") is None or now.left < 0 else (0 if action["end"] == "left" else 1)
-    if now.left >= 0 and now.left == now.right:
-        e = 0
     X = np.array([move_features(pub.r, now, hand, u, end) for u, end in moves], dtype=np.float64)
-    return X, moves.index((t, e))
+    return X, moves.index(model_move(now, t, e))
 
 
 def decision_seed(seed: str, deal: int, swap: int, step: int) -> int:
