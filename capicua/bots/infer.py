@@ -23,7 +23,7 @@ from capicua.bots.public import PublicState
 from capicua.engine.compact import FastState, bits
 
 if TYPE_CHECKING:
-    from capicua.bots.kernel.deals import Deals
+    from capicua.bots.kernel.sampler import Deals
 
 
 class Knowledge:
@@ -65,7 +65,7 @@ class Knowledge:
         met together with the passes, the sample ignores them."""
         import numpy as np
 
-        from capicua.bots.kernel.deals import mask_words
+        from capicua.bots.kernel.sampler import mask_words
 
         words = self._words
         if excluded is None:
@@ -83,7 +83,7 @@ class Knowledge:
         return hands
 
     def sample_masks(self, rng: random.Random, allowed: Any) -> Deals:
-        """``len(allowed)`` deals at once (:func:`capicua.bots.kernel.deals.draw_deals`):
+        """``len(allowed)`` deals at once (:func:`capicua.bots.kernel.sampler.draw_deals`):
         ``allowed[d][s]`` is the int64 bit mask of the tiles seat ``s`` may
         hold in deal ``d`` (:meth:`allowed_per_deal`, or ``[allowed_masks] *
         k`` for no exclusions). ``Deals.masks`` is (k, players). The deals'
@@ -113,7 +113,7 @@ class Knowledge:
         return np.where(on, restricted, fallback)
 
     def _draw(self, rng: random.Random, allowed: Any) -> Deals:
-        from capicua.bots.kernel.deals import draw_deals
+        from capicua.bots.kernel.sampler import draw_deals
 
         unknown, need, fallback, mine = self._arrays()
         return draw_deals(unknown, need, allowed, fallback, self.boneyard, self.me, mine, rng.getrandbits(63))
@@ -124,7 +124,7 @@ class Knowledge:
         if arrays is None:
             import numpy as np
 
-            from capicua.bots.kernel.deals import mask_words
+            from capicua.bots.kernel.sampler import mask_words
 
             words = self._words
             arrays = self._sampler_inputs = (

@@ -38,7 +38,7 @@ PER_TILE_US = 1.5
 # JIT kernel playout ~= K_BASE_US + K_TILE_US * tiles still in hands.
 K_BASE_US = 0.2
 K_TILE_US = 0.02
-# Per drawn deal: drawing it (capicua.bots.kernel.deals) and scoring its play-model
+# Per drawn deal: drawing it (capicua.bots.kernel.sampler) and scoring its play-model
 # likelihood (capicua.bots.kernel.playlik) -- 1.1 and 2.0 us measured against a
 # model playout's 1.5 us in the same process; in the units of the playout
 # constants below, whose model playout counts 3.2 us at 30 tiles. The
@@ -51,7 +51,7 @@ MIX_US = 0.04
 NODES_PER_MS = 150.0
 # The heuristic ("smart") kernel rollout costs this many times a p-policy one.
 K_SMART_FACTOR = 2.7
-# ... and a play-model one (see kernel._model_score) this many.
+# ... and a play-model one (see kernel.policies._model_score) this many.
 K_MODEL_FACTOR = 4.0
 
 
@@ -68,13 +68,13 @@ class Config:
     model_partner: bool = False  # also weight by the partner's plays
     min_ess: float = 0.3  # temper the weights to keep this share of effective samples
     # Kernel rollout policy: "p" (heaviest w.p. kernel_p, else uniform),
-    # "smart" (medio-like score w.p. smart_q, else uniform; kernel.evaluate_moves_smart),
+    # "smart" (medio-like score w.p. smart_q, else uniform; kernel.evaluate.evaluate_moves_smart),
     # "model" (every move drawn from the fitted play model's softmax, coefficients
     # playmodel.COEFS times model_sharpness) or "model_q" (its best move w.p. smart_q).
     rollout: str = "p"
     model_sharpness: float = 1.0
     smart_q: float = 0.75
-    smart_weights: tuple[float, ...] | None = None  # None: kernel.SMART_WEIGHTS
+    smart_weights: tuple[float, ...] | None = None  # None: kernel.policies.SMART_WEIGHTS
     # Opponent model "botar la gorda" as hard constraints, applied to each
     # sampled deal with the posterior probability of that type (gorda_posteriors).
     gorda: bool = False
@@ -146,11 +146,12 @@ def playouts_for(budget_ms: float, tiles_left: int) -> int:
 
 
 def _kernel() -> Any:
-    """The numba kernel module, or None when it cannot be imported."""
+    """The numba move evaluator (:mod:`capicua.bots.kernel.evaluate`), or None
+    when it cannot be imported."""
     global _KERNEL
     if _KERNEL is False:
         try:
-            from capicua.bots.kernel import playouts as k
+            from capicua.bots.kernel import evaluate as k
 
             _KERNEL = k
         except Exception:  # pragma: no cover - numba missing
@@ -164,16 +165,10 @@ _KERNEL: Any = False
 def warmup() -> None:
     """Load the JIT kernel, the likelihood, the deal sampler and the swap chain
     (compiled code comes from numba's on-disk cache)."""
-    k = _kernel()
-    if k is not None:
-        k.warmup()
-        from capicua.bots.kernel.deals import warmup as deals_warmup
-        from capicua.bots.kernel.mixing import warmup as mixing_warmup
-        from capicua.bots.kernel.playlik import warmup as playlik_warmup
+    if _kernel() is not None:
+        from capicua.bots.kernel.warmup import warmup as kernel_warmup
 
-        playlik_warmup()
-        deals_warmup()
-        mixing_warmup()
+        kernel_warmup()
 
 
 def _use_kernel(r: FastRules) -> bool:
@@ -263,6 +258,8 @@ def _kernel_scores(
 ) -> list[float]:
     import numpy as np
 
+    from capicua.bots.kernel.params import kernel_rules, position
+
     k = _kernel()
     pub = kn.pub
     n_per = cfg.n_per_sample
@@ -274,9 +271,9 @@ def _kernel_scores(
     n_samples = max(8, int(cfg.budget_ms * 1000.0 / per_sample))
     drawn = _samples(kn, rng, n_samples, cfg)
     masks, bones = drawn.masks, drawn.bones
-    pos = k.position(pub.base)
+    pos = position(pub.base)
     mv = np.array(moves, dtype=np.int64)
-    R = k.kernel_rules(pub.rules)
+    R = kernel_rules(pub.rules)
     if smart:
         if model:
             from capicua.bots.playmodel import COEFS
@@ -638,12 +635,14 @@ def cheat_decide(match: Any, seat: int, rng: random.Random, budget_ms: float = 2
     elif _use_kernel(r):
         import numpy as np
 
+        from capicua.bots.kernel.params import kernel_rules, position
+
         k = _kernel()
         per = len(moves) * (K_BASE_US + K_TILE_US * left)
         reps = max(4, int(budget_ms * 1000.0 / per))
-        pos = k.position(state)
+        pos = position(state)
         res = k.evaluate_moves(
-            k.kernel_rules(pub.rules), pos.hands.reshape(1, -1), pos.boneyard.reshape(1, -1), pos.table,
+            kernel_rules(pub.rules), pos.hands.reshape(1, -1), pos.boneyard.reshape(1, -1), pos.table,
             pos.turn, pos.passes, pos.opener, -1, 0, np.array(moves, dtype=np.int64), reps,
             rng.getrandbits(62), 0.75,
         )

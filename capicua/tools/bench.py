@@ -3,7 +3,7 @@
 Every figure is a random playout *from a fresh deal to the end of the hand*,
 measured in this one process, one after the other:
 
-* ``kernel`` — the numba kernel (:func:`capicua.bots.kernel.playouts.random_hands`),
+* ``kernel`` — the numba kernel (:func:`capicua.bots.kernel.fresh_deals.random_hands`),
   after a warm-up that compiles it or loads it from numba's cache (its time
   is reported separately, never counted);
 * ``fast`` — the pure-Python fast path (:class:`capicua.engine.compact.FastState`
@@ -119,14 +119,15 @@ def bench_apply_undo(preset: str, seconds: float, seed: int = 3) -> dict[str, An
 
 
 def bench_kernel(preset: str, seconds: float, seed: int = 4, p: float = 0.0) -> dict[str, Any]:
-    from capicua.bots.kernel import playouts as kernel
+    from capicua.bots.kernel.fresh_deals import random_hands
+    from capicua.bots.kernel.params import kernel_rules
 
-    R = kernel.kernel_rules(make_rules(preset))
+    R = kernel_rules(make_rules(preset))
     calls = [0]
 
     def run(n: int) -> int:
         calls[0] += 1
-        kernel.random_hands(R, n, seed + calls[0], p)
+        random_hands(R, n, seed + calls[0], p)
         return n
 
     per_s, count, elapsed = _rate(run, seconds, first=1024)
@@ -137,7 +138,7 @@ def cold_compile_seconds() -> float:
     """Kernel warm-up in a fresh process with an empty numba cache (a true compile)."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        code = "from capicua.bots.kernel.playouts import warmup; print(warmup())"
+        code = "from capicua.bots.kernel.warmup import warmup_playouts; print(warmup_playouts())"
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
         return float(out.stdout.strip().splitlines()[-1])
 
@@ -157,10 +158,10 @@ def _pin_one_core() -> int | None:
 def run_bench(presets: Sequence[str], seconds: float, cold: bool = False) -> dict[str, Any]:
     report: dict[str, Any] = {"cpu": _pin_one_core(), "seconds_per_figure": seconds, "presets": {}}
     t0 = time.perf_counter()
-    from capicua.bots.kernel import playouts as kernel
+    from capicua.bots.kernel.warmup import warmup_playouts
 
     report["kernel_import_s"] = time.perf_counter() - t0
-    report["kernel_warmup_s"] = kernel.warmup()  # compile, or load from numba's cache
+    report["kernel_warmup_s"] = warmup_playouts()  # compile, or load from numba's cache
     if cold:
         report["kernel_cold_compile_s"] = cold_compile_seconds()
     for preset in presets:

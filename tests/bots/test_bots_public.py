@@ -60,12 +60,12 @@ def test_one_decoding_per_decision(preset: str, monkeypatch: pytest.MonkeyPatch)
         real_init(self, view)
 
     monkeypatch.setattr(public_module.PublicState, "__init__", counting)
-    from capicua.bots.kernel import playouts as kernel
+    from capicua.bots.kernel import policies
 
     def no_passed_masks(_passed_on: Any) -> Any:
         raise AssertionError("the search takes the passes from PublicState")
 
-    monkeypatch.setattr(kernel, "passed_masks", no_passed_masks)
+    monkeypatch.setattr(policies, "passed_masks", no_passed_masks)
     from_view = FastState.from_view
     built = [0]
 

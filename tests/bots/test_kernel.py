@@ -1,4 +1,4 @@
-"""The numba playout kernel (capicua.bots.kernel.playouts) against the rich engine.
+"""The numba playout kernel (capicua.bots.kernel) against the rich engine.
 
 * Deterministic "heaviest tile" playouts (p=1) must give exactly the hand
   result the rich engine gives when driven by the same policy, from fresh
@@ -20,11 +20,21 @@ import random
 import numpy as np
 import pytest
 
+from capicua.bots.kernel.evaluate import evaluate_moves
+from capicua.bots.kernel.fresh_deals import random_hands
+from capicua.bots.kernel.params import (
+    KIND_DOMINO,
+    KIND_TIE,
+    KIND_TRANQUE,
+    MAX_TEAMS,
+    RESULT_COLS,
+    kernel_rules,
+    position,
+)
+from capicua.bots.kernel.playout import playout_batch
 from capicua.engine import Match, Play, make_rules
 from capicua.engine.compact import FastState
 from capicua.engine.tiles import canonical, tile_index
-
-K = pytest.importorskip("capicua.bots.kernel.playouts")
 
 # One xdist worker loads (and, the first time, compiles) the numba kernel.
 pytestmark = pytest.mark.xdist_group("numba-kernel")
@@ -47,7 +57,7 @@ LINE_CASES: list[tuple[str, dict[str, object]]] = [
     ("all-fives", {"players": 2}),
     ("mano-a-mano", {"domino_scoring": "muggins", "tranque_scoring": "muggins"}),
 ]
-KINDS = {"domino": K.KIND_DOMINO, "tranque": K.KIND_TRANQUE, "tie": K.KIND_TIE}
+KINDS = {"domino": KIND_DOMINO, "tranque": KIND_TRANQUE, "tie": KIND_TIE}
 
 
 def _heaviest_index(plays: list[Play]) -> int:
@@ -69,11 +79,11 @@ def _row_of(match: Match, in_play_before: list[int]) -> list[int]:
     assert hand is not None and hand.result is not None
     res = hand.result
     r = match.rules
-    in_play = [0] * K.MAX_TEAMS
+    in_play = [0] * MAX_TEAMS
     for a in hand.actions:
         if "score" in a:
             in_play[r.team_of(a["seat"])] += a["score"]
-    in_play = [x - y for x, y in zip(in_play, in_play_before + [0] * K.MAX_TEAMS, strict=False)]
+    in_play = [x - y for x, y in zip(in_play, in_play_before + [0] * MAX_TEAMS, strict=False)]
     return [
         KINDS[res["kind"]],
         -1 if res["seat"] is None else res["seat"],
@@ -85,8 +95,8 @@ def _row_of(match: Match, in_play_before: list[int]) -> list[int]:
 
 
 def _kernel_row(R: np.ndarray, st: FastState, p: float, seed: int = 0) -> list[int]:
-    pos = K.position(st)
-    out = K.playout_batch(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
+    pos = position(st)
+    out = playout_batch(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
                           pos.boneyard, pos.bpos, 1, seed, p)
     return [int(x) for x in out[0]]
 
@@ -94,7 +104,7 @@ def _kernel_row(R: np.ndarray, st: FastState, p: float, seed: int = 0) -> list[i
 @pytest.mark.parametrize(("preset", "options"), LINE_CASES)
 def test_greedy_playouts_match_rich_engine_exactly(preset: str, options: dict[str, object]) -> None:
     rules = make_rules(preset, **options)
-    R = K.kernel_rules(rules)
+    R = kernel_rules(rules)
     walk = random.Random(preset)
     for i in range(60):
         match = Match(rules, seed=f"kernel-{preset}-{i}")
@@ -110,7 +120,7 @@ def test_greedy_playouts_match_rich_engine_exactly(preset: str, options: dict[st
             continue
         st = FastState.from_match(match)
         got = _kernel_row(R, st, 1.0, seed=i)
-        before = list(st.in_play) + [0] * K.MAX_TEAMS
+        before = list(st.in_play) + [0] * MAX_TEAMS
         _finish_greedy(match)
         assert got == _row_of(match, before[: rules.teams]), (preset, i)
 
@@ -118,7 +128,7 @@ def test_greedy_playouts_match_rich_engine_exactly(preset: str, options: dict[st
 @pytest.mark.parametrize("preset", ["cubano", "la-plaza", "draw", "fives-and-threes"])
 def test_evaluate_moves_forced_first_move(preset: str) -> None:
     rules = make_rules(preset)
-    R = K.kernel_rules(rules)
+    R = kernel_rules(rules)
     for i in range(15):
         match = Match(rules, seed=f"eval-{preset}-{i}")
         match.start_hand()
@@ -131,10 +141,10 @@ def test_evaluate_moves_forced_first_move(preset: str) -> None:
         if match.phase != "play":
             continue
         st = FastState.from_match(match)
-        pos = K.position(st)
+        pos = position(st)
         me = rules.team_of(st.turn)
         moves = st.legal_moves()
-        res = K.evaluate_moves(R, pos.hands[None, :], pos.boneyard[None, :], pos.table, pos.turn,
+        res = evaluate_moves(R, pos.hands[None, :], pos.boneyard[None, :], pos.table, pos.turn,
                                pos.passes, pos.opener, pos.required, pos.bpos, np.array(moves), 1, 7, 1.0)
         assert res.shape == (len(moves), 4)
         plays = [m for m in match.legal_moves() if isinstance(m, Play)]
@@ -153,7 +163,7 @@ def test_evaluate_moves_forced_first_move(preset: str) -> None:
             net = mine - others / max(1, rules.teams - 1)
             assert res[k, 0] == pytest.approx(net)
             assert res[k, 1] == (1.0 if row[2] == me else 0.0)
-            assert res[k, 2] == (1.0 if row[0] == K.KIND_TIE else 0.0)
+            assert res[k, 2] == (1.0 if row[0] == KIND_TIE else 0.0)
 
 
 def _z_ok(x: np.ndarray, y: np.ndarray, z: float = 5.0) -> bool:
@@ -165,13 +175,13 @@ def _z_ok(x: np.ndarray, y: np.ndarray, z: float = 5.0) -> bool:
 @pytest.mark.parametrize("preset", ["cubano", "la-plaza", "draw", "fives-and-threes"])
 def test_random_playouts_match_rich_distribution(preset: str) -> None:
     rules = make_rules(preset)
-    R = K.kernel_rules(rules)
+    R = kernel_rules(rules)
     seed = f"dist-{preset}"
     base = Match(rules, seed=seed)
     base.start_hand()
     st = FastState.from_match(base)
-    pos = K.position(st)
-    out = K.playout_batch(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
+    pos = position(st)
+    out = playout_batch(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
                           pos.boneyard, pos.bpos, 40_000, 11, 0.0)
     rng = random.Random(5)
     rows = []
@@ -196,11 +206,11 @@ def test_random_playouts_match_rich_distribution(preset: str) -> None:
 def test_random_hands_from_fresh_deals() -> None:
     """Fresh deals in the kernel: tile use, kinds and teams look like the fast path's."""
     rules = make_rules("cubano")
-    R = K.kernel_rules(rules)
-    out = K.random_hands(R, 20_000, 3)
-    assert out.shape == (20_000, K.RESULT_COLS)
+    R = kernel_rules(rules)
+    out = random_hands(R, 20_000, 3)
+    assert out.shape == (20_000, RESULT_COLS)
     assert set(np.unique(out[:, 0])) <= {0, 1, 2}
-    assert (out[out[:, 0] == K.KIND_TIE, 3] == 0).all()
+    assert (out[out[:, 0] == KIND_TIE, 3] == 0).all()
     assert (out[:, 3] >= 0).all()
     rng = random.Random(9)
     from capicua.engine.compact import random_playout
@@ -212,11 +222,11 @@ def test_random_hands_from_fresh_deals() -> None:
     pts = np.array([r.points for r in fast], dtype=float)
     assert _z_ok(out[:, 3].astype(float), pts)
     # same seed, same results
-    assert (K.random_hands(R, 500, 3) == out[:500]).all()
+    assert (random_hands(R, 500, 3) == out[:500]).all()
 
 
 def test_kernel_refuses_what_it_cannot_play() -> None:
     with pytest.raises(ValueError):
-        K.kernel_rules(make_rules("cross"))
+        kernel_rules(make_rules("cross"))
     with pytest.raises(ValueError):
-        K.kernel_rules(make_rules("block", max_pip=12))
+        kernel_rules(make_rules("block", max_pip=12))

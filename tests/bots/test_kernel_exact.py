@@ -23,7 +23,12 @@ import random
 
 import numpy as np
 import pytest
+from test_kernel import KINDS, LINE_CASES
 
+from capicua.bots.kernel.evaluate import evaluate_moves_smart
+from capicua.bots.kernel.fresh_deals import random_hands, random_hands_smart
+from capicua.bots.kernel.params import KIND_TIE, MAX_TEAMS, kernel_rules, position
+from capicua.bots.kernel.playout import playout_batch
 from capicua.engine import make_rules
 from capicua.engine.compact import (
     FastResult,
@@ -31,10 +36,6 @@ from capicua.engine.compact import (
     Move,
     fast_rules,
 )
-
-K = pytest.importorskip("capicua.bots.kernel.playouts")
-
-from test_kernel import KINDS, LINE_CASES  # noqa: E402  (after the skip: test_kernel needs the kernel)
 
 pytestmark = pytest.mark.xdist_group("numba-kernel")
 
@@ -90,7 +91,7 @@ def _expected_row(start: FastState, end: FastState) -> list[int]:
         res.points,
         int(res.capicua),
         *in_play,
-        *[0] * (K.MAX_TEAMS - len(in_play)),
+        *[0] * (MAX_TEAMS - len(in_play)),
     ]
 
 
@@ -124,12 +125,12 @@ def _positions(rules_case: tuple[str, dict[str, object]], count: int) -> list[Fa
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_heaviest_tile_playouts_equal_the_compact_core(case: tuple[str, dict[str, object]]) -> None:
-    R = K.kernel_rules(make_rules(case[0], **case[1]))
+    R = kernel_rules(make_rules(case[0], **case[1]))
     for i, st in enumerate(_positions(case, DEALS)):
         end = _finish_heaviest(st)
         want = _expected_row(st, end)
-        pos = K.position(st)
-        out = K.playout_batch(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
+        pos = position(st)
+        out = playout_batch(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
                               pos.boneyard, pos.bpos, 2, seed=i, p=1.0)
         got = [int(x) for x in out[0]]
         assert got == want, (case, i)
@@ -146,13 +147,13 @@ def test_scored_policy_copy_with_every_seat_heaviest_equals_the_compact_core(
     one of the core's hand after that move (one sample, so the means are the
     hand's own numbers)."""
     rules = make_rules(case[0], **case[1])
-    R = K.kernel_rules(rules)
+    R = kernel_rules(rules)
     teams = rules.teams
     everyone = np.array([(1 << rules.players) - 1], dtype=np.int64)
     for i, st in enumerate(_positions(case, DEALS // 6)):
-        pos = K.position(st)
+        pos = position(st)
         moves = st.legal_moves()
-        res = K.evaluate_moves_smart(R, pos.hands[None, :], pos.boneyard[None, :], pos.table, pos.turn,
+        res = evaluate_moves_smart(R, pos.hands[None, :], pos.boneyard[None, :], pos.table, pos.turn,
                                      pos.passes, pos.opener, pos.required, pos.bpos,
                                      np.array(moves, dtype=np.int64), 2, i, q=0.5, gorda_seats=everyone)
         me = st.r.team_of[st.turn]
@@ -162,7 +163,7 @@ def test_scored_policy_copy_with_every_seat_heaviest_equals_the_compact_core(
             others = sum(row[5 + t] for t in range(teams) if t != me) + (row[3] if row[2] not in (me, -1) else 0)
             assert res[m, 0] == pytest.approx(mine - others / max(1, teams - 1)), (case, i, move)
             assert res[m, 1] == (1.0 if row[2] == me else 0.0)
-            assert res[m, 2] == (1.0 if row[0] == K.KIND_TIE else 0.0)
+            assert res[m, 2] == (1.0 if row[0] == KIND_TIE else 0.0)
             assert res[m, 3] == (row[3] if row[2] == me else 0)
 
 
@@ -171,8 +172,8 @@ def test_both_compiled_copies_play_the_same_fresh_deals(case: tuple[str, dict[st
     """Fresh deals: the heaviest tile at ``p = 1`` and the heuristic whose
     only weight is the pips play the same hands (at q = p = 1 neither draws a
     random number for the play, so both runners see the same deals)."""
-    R = K.kernel_rules(make_rules(case[0], **case[1]))
-    heaviest = K.random_hands(R, 2000, 17, 1.0)
-    pips_heuristic = K.random_hands_smart(R, 2000, 17, 1.0, PIPS_ONLY)
+    R = kernel_rules(make_rules(case[0], **case[1]))
+    heaviest = random_hands(R, 2000, 17, 1.0)
+    pips_heuristic = random_hands_smart(R, 2000, 17, 1.0, PIPS_ONLY)
     assert (heaviest == pips_heuristic).all()
     assert len({tuple(row) for row in heaviest.tolist()}) > 20  # many different hands

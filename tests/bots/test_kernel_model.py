@@ -10,11 +10,12 @@ import random
 import numpy as np
 import pytest
 
+from capicua.bots.kernel.fresh_deals import random_hands_smart
+from capicua.bots.kernel.params import kernel_rules
+from capicua.bots.kernel.policies import model_scores
 from capicua.bots.playmodel import COEFS, legal_moves, move_score
 from capicua.bots.public import public_state
 from capicua.engine import Match, make_rules
-
-K = pytest.importorskip("capicua.bots.kernel.playouts")
 
 pytestmark = pytest.mark.xdist_group("numba-kernel")
 
@@ -36,7 +37,7 @@ def _views(preset: str, games: int, seed: str) -> list[dict]:  # type: ignore[ty
 @pytest.mark.parametrize("preset", ["cubano", "la-plaza", "all-fives", "mano-a-mano"])
 def test_model_scores_are_the_play_model_scores(preset: str) -> None:
     rules = make_rules(preset)
-    R = K.kernel_rules(rules)
+    R = kernel_rules(rules)
     W = np.array(COEFS) * np.linspace(0.5, 1.5, len(COEFS))  # every weight distinct
     checked = 0
     for v in _views(preset, 4, f"model-{preset}"):
@@ -46,7 +47,7 @@ def test_model_scores_are_the_play_model_scores(preset: str) -> None:
         moves = legal_moves(pub.r, now, hand)
         if not moves:
             continue
-        got = K.model_scores(R, W, pub.passed, pub.opened, pub.on_table, now.seat, sum(1 << t for t in hand),
+        got = model_scores(R, W, pub.passed, pub.opened, pub.on_table, now.seat, sum(1 << t for t in hand),
                              now.left, now.right, np.array(moves, dtype=np.int64))
         want = [move_score(pub.r, now, hand, t, e, tuple(W)) for t, e in moves]
         assert got.tolist() == pytest.approx(want, abs=1e-9), (preset, moves)
@@ -57,13 +58,13 @@ def test_model_scores_are_the_play_model_scores(preset: str) -> None:
 def test_soft_model_rollouts_follow_the_scores() -> None:
     """Softmax draws: near-greedy with sharp weights, near-uniform with flat
     ones, and reproducible from the seed."""
-    R = K.kernel_rules(make_rules("cubano"))
+    R = kernel_rules(make_rules("cubano"))
     W = np.array(COEFS)
-    greedy = K.random_hands_smart(R, 2000, 9, 1.0, W)
-    sharp = K.random_hands_smart(R, 2000, 9, 1.0, W * 1000.0, soft=True)
-    soft = K.random_hands_smart(R, 2000, 9, 1.0, W, soft=True)
-    flat = K.random_hands_smart(R, 2000, 9, 1.0, W * 0.0, soft=True)
-    assert (soft == K.random_hands_smart(R, 2000, 9, 1.0, W, soft=True)).all()
+    greedy = random_hands_smart(R, 2000, 9, 1.0, W)
+    sharp = random_hands_smart(R, 2000, 9, 1.0, W * 1000.0, soft=True)
+    soft = random_hands_smart(R, 2000, 9, 1.0, W, soft=True)
+    flat = random_hands_smart(R, 2000, 9, 1.0, W * 0.0, soft=True)
+    assert (soft == random_hands_smart(R, 2000, 9, 1.0, W, soft=True)).all()
 
     def same(x: np.ndarray) -> float:
         return float((x[:, :4] == greedy[:, :4]).all(axis=1).mean())
@@ -72,8 +73,8 @@ def test_soft_model_rollouts_follow_the_scores() -> None:
     assert same(flat) < same(soft) < same(sharp)
     # the greedy model team beats uniform play over duplicate deals
     rows = np.array([W, W * 0.0])
-    ab = K.random_hands_smart(R, 3000, 4, 1.0, rows, soft=True)
-    ba = K.random_hands_smart(R, 3000, 4, 1.0, rows[::-1], soft=True)
+    ab = random_hands_smart(R, 3000, 4, 1.0, rows, soft=True)
+    ba = random_hands_smart(R, 3000, 4, 1.0, rows[::-1], soft=True)
     wins = int((ab[:, 2] == 0).sum() + (ba[:, 2] == 1).sum())
     losses = int((ab[:, 2] == 1).sum() + (ba[:, 2] == 0).sum())
     assert wins > 1.2 * losses

@@ -22,6 +22,18 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+from capicua.bots.kernel.evaluate import evaluate_moves_smart
+from capicua.bots.kernel.fresh_deals import random_hands_smart
+from capicua.bots.kernel.params import (
+    KIND_DOMINO,
+    KIND_TIE,
+    KIND_TRANQUE,
+    MAX_TEAMS,
+    kernel_rules,
+    position,
+)
+from capicua.bots.kernel.playout import playout_batch_smart
+from capicua.bots.kernel.policies import MODEL_SIZE, SMART_WEIGHTS, passed_masks
 from capicua.engine import Rules, make_rules
 from capicua.engine.compact import (
     FastResult,
@@ -30,8 +42,6 @@ from capicua.engine.compact import (
     Move,
     fast_rules,
 )
-
-K = pytest.importorskip("capicua.bots.kernel.playouts")
 
 pytestmark = pytest.mark.xdist_group("numba-kernel")
 
@@ -46,7 +56,7 @@ CASES: list[tuple[str, dict[str, object]]] = [
 ]
 
 WEIGHT_SETS = [
-    K.SMART_WEIGHTS,
+    SMART_WEIGHTS,
     (0.5, 3.0, 7.0, 2.0, 1.0, 6.0, 5.0, 2.5),
 ]
 
@@ -116,7 +126,7 @@ def _reference(st: FastState, W: Sequence[float], pm: list[int], first: Move | N
     st = st.copy()
     pm = list(pm)
     om = list(om or [0] * st.r.players)
-    model = len(W) == K.MODEL_SIZE
+    model = len(W) == MODEL_SIZE
     r = st.r
     n = r.players
     while st.result is None:
@@ -159,8 +169,8 @@ def _reference(st: FastState, W: Sequence[float], pm: list[int], first: Move | N
 
 
 def _row(res: FastResult, st: FastState) -> list[int]:
-    kinds = {"domino": K.KIND_DOMINO, "tranque": K.KIND_TRANQUE, "tie": K.KIND_TIE}
-    in_play = list(res.in_play) + [0] * (K.MAX_TEAMS - len(res.in_play))
+    kinds = {"domino": KIND_DOMINO, "tranque": KIND_TRANQUE, "tie": KIND_TIE}
+    in_play = list(res.in_play) + [0] * (MAX_TEAMS - len(res.in_play))
     return [
         kinds[res.kind],
         -1 if res.seat is None else res.seat,
@@ -194,15 +204,15 @@ def _positions(rules: Rules, count: int, seed: str) -> list[tuple[FastState, lis
 @pytest.mark.parametrize("wi", range(len(WEIGHT_SETS)))
 def test_smart_playout_matches_python_reference(preset: str, options: dict[str, object], wi: int) -> None:
     rules = make_rules(preset, **options)
-    R = K.kernel_rules(rules)
+    R = kernel_rules(rules)
     W = WEIGHT_SETS[wi]
     for i, (st, pm) in enumerate(_positions(rules, 40, f"smart-{preset}-{wi}")):
-        pos = K.position(st)
-        out = K.playout_batch_smart(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
+        pos = position(st)
+        out = playout_batch_smart(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
                                     pos.boneyard, pos.bpos, 2, seed=i, q=1.0, weights=W, passed=pm)
         res, end = _reference(st, W, pm)
         want = _row(res, end)
-        base_in_play = list(st.in_play) + [0] * (K.MAX_TEAMS - len(st.in_play))
+        base_in_play = list(st.in_play) + [0] * (MAX_TEAMS - len(st.in_play))
         want[5:] = [x - y for x, y in zip(want[5:], base_in_play, strict=True)]
         assert [int(x) for x in out[0]] == want, (preset, i)
         assert [int(x) for x in out[1]] == want  # deterministic at q = 1
@@ -215,14 +225,14 @@ def test_greedy_model_playout_matches_python_reference(preset: str) -> None:
     from capicua.bots.playmodel import COEFS
 
     rules = make_rules(preset)
-    R = K.kernel_rules(rules)
+    R = kernel_rules(rules)
     rng = random.Random(f"model-ref-{preset}")
     for i, (st, pm) in enumerate(_positions(rules, 30, f"model-{preset}")):
         om = [rng.getrandbits(rules.max_pip + 1) if rng.random() < 0.5 else 0 for _ in range(rules.players)]
         held = sum(st.hands)
         tmask = sum(1 << u for u in range(st.r.n_tiles) if not (held >> u) & 1 and rng.random() < 0.5)
-        pos = K.position(st)
-        out = K.playout_batch_smart(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
+        pos = position(st)
+        out = playout_batch_smart(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
                                     pos.boneyard, pos.bpos, 1, seed=i, q=1.0, weights=COEFS, passed=pm,
                                     opened=om, table_mask=tmask)
         res, end = _reference(st, COEFS, pm, om=om, tmask=tmask)
@@ -232,13 +242,13 @@ def test_greedy_model_playout_matches_python_reference(preset: str) -> None:
 @pytest.mark.parametrize("preset", ["cubano", "draw", "all-fives"])
 def test_evaluate_moves_smart_matches_reference_per_move(preset: str) -> None:
     rules = make_rules(preset)
-    R = K.kernel_rules(rules)
-    W = K.SMART_WEIGHTS
+    R = kernel_rules(rules)
+    W = SMART_WEIGHTS
     teams = rules.teams
     for st, pm in _positions(rules, 12, f"smart-eval-{preset}"):
         moves = st.legal_moves()
-        pos = K.position(st)
-        res = K.evaluate_moves_smart(R, pos.hands[None, :], pos.boneyard[pos.bpos:][None, :], pos.table,
+        pos = position(st)
+        res = evaluate_moves_smart(R, pos.hands[None, :], pos.boneyard[pos.bpos:][None, :], pos.table,
                                      pos.turn, pos.passes, pos.opener, pos.required, 0,
                                      np.array(moves, dtype=np.int64), 3, 7, q=1.0, weights=W, passed=pm)
         me = st.r.team_of[st.turn]
@@ -260,15 +270,15 @@ def test_evaluate_moves_smart_gorda_seats_play_heaviest(preset: str) -> None:
     """With a seat mask per sample, the masked seats play their heaviest tile in
     the rollouts (the experto opponent model); the others keep the heuristic."""
     rules = make_rules(preset)
-    R = K.kernel_rules(rules)
-    W = K.SMART_WEIGHTS
+    R = kernel_rules(rules)
+    W = SMART_WEIGHTS
     differs = 0
     for i, (st, pm) in enumerate(_positions(rules, 12, f"smart-gorda-{preset}")):
         moves = st.legal_moves()
-        pos = K.position(st)
+        pos = position(st)
         me = st.r.team_of[st.turn]
         mask = sum(1 << s for s in range(rules.players) if st.r.team_of[s] != me) if i % 3 else 0b1111
-        res = K.evaluate_moves_smart(R, pos.hands[None, :], pos.boneyard[pos.bpos:][None, :], pos.table,
+        res = evaluate_moves_smart(R, pos.hands[None, :], pos.boneyard[pos.bpos:][None, :], pos.table,
                                      pos.turn, pos.passes, pos.opener, pos.required, 0,
                                      np.array(moves, dtype=np.int64), 2, 7, q=1.0, weights=W, passed=pm,
                                      gorda_seats=np.array([mask], dtype=np.int64))
@@ -281,7 +291,7 @@ def test_evaluate_moves_smart_gorda_seats_play_heaviest(preset: str) -> None:
                 assert res[m, 3] == r.points
     assert differs > 0  # the mask really changes how the hands go
     with pytest.raises(ValueError):
-        K.evaluate_moves_smart(R, pos.hands[None, :], pos.boneyard[pos.bpos:][None, :], pos.table,
+        evaluate_moves_smart(R, pos.hands[None, :], pos.boneyard[pos.bpos:][None, :], pos.table,
                                pos.turn, pos.passes, pos.opener, pos.required, 0,
                                np.array(moves, dtype=np.int64), 2, 7, gorda_seats=np.zeros(3, dtype=np.int64))
 
@@ -289,23 +299,23 @@ def test_evaluate_moves_smart_gorda_seats_play_heaviest(preset: str) -> None:
 def test_smart_random_part_plays_legal_hands() -> None:
     """q < 1 mixes in uniform moves: hands still end properly and totals add up."""
     rules = make_rules("cubano")
-    R = K.kernel_rules(rules)
+    R = kernel_rules(rules)
     st, pm = _positions(rules, 1, "smart-mixed")[0]
-    pos = K.position(st)
-    out = K.playout_batch_smart(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
+    pos = position(st)
+    out = playout_batch_smart(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
                                 pos.boneyard, pos.bpos, 2000, seed=3, q=0.75, passed=pm)
-    assert set(np.unique(out[:, 0])) <= {K.KIND_DOMINO, K.KIND_TRANQUE, K.KIND_TIE}
+    assert set(np.unique(out[:, 0])) <= {KIND_DOMINO, KIND_TRANQUE, KIND_TIE}
     assert (out[:, 3] >= 0).all()
-    again = K.playout_batch_smart(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
+    again = playout_batch_smart(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
                                   pos.boneyard, pos.bpos, 2000, seed=3, q=0.75, passed=pm)
     assert (out == again).all()
     with pytest.raises(ValueError):
-        K.playout_batch_smart(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
+        playout_batch_smart(R, pos.hands, pos.table, pos.turn, pos.passes, pos.opener, pos.required,
                               pos.boneyard, pos.bpos, 1, seed=3, weights=(1.0, 2.0))
 
 
 def test_passed_masks() -> None:
-    assert K.passed_masks([[0, 3], [], [9], [3, 3]]).tolist() == [9, 0, 512, 8]
+    assert passed_masks([[0, 3], [], [9], [3, 3]]).tolist() == [9, 0, 512, 8]
 
 
 @pytest.mark.parametrize("rollout", ["smart", "model", "model_q"])
@@ -336,17 +346,17 @@ def test_experto_rollout_policies_return_legal_moves(rollout: str) -> None:
 
 
 def test_random_hands_smart_takes_one_weight_row_per_team() -> None:
-    R = K.kernel_rules(make_rules("cubano"))
-    W = np.array(K.SMART_WEIGHTS)
-    one = K.random_hands_smart(R, 300, 4, 1.0, W)
-    assert (K.random_hands_smart(R, 300, 4, 1.0, np.array([W, W])) == one).all()
+    R = kernel_rules(make_rules("cubano"))
+    W = np.array(SMART_WEIGHTS)
+    one = random_hands_smart(R, 300, 4, 1.0, W)
+    assert (random_hands_smart(R, 300, 4, 1.0, np.array([W, W])) == one).all()
     heavy = np.array([1.0, 0, 0, 0, 0, 0, 0, 0])
-    ab = K.random_hands_smart(R, 3000, 4, 1.0, np.array([W, heavy]))
-    ba = K.random_hands_smart(R, 3000, 4, 1.0, np.array([heavy, W]))
+    ab = random_hands_smart(R, 3000, 4, 1.0, np.array([W, heavy]))
+    ba = random_hands_smart(R, 3000, 4, 1.0, np.array([heavy, W]))
     assert not (ab[:300] == one).all()
     # duplicate deals: the heuristic team beats pure "botar la gorda" over both seatings
     wins = int((ab[:, 2] == 0).sum() + (ba[:, 2] == 1).sum())
     losses = int((ab[:, 2] == 1).sum() + (ba[:, 2] == 0).sum())
     assert wins > losses
     with pytest.raises(ValueError):
-        K.random_hands_smart(R, 1, 1, 1.0, np.zeros((2, 3)))
+        random_hands_smart(R, 1, 1, 1.0, np.zeros((2, 3)))

@@ -1,4 +1,4 @@
-"""The JIT deal sampler (capicua.bots.kernel.deals, through Knowledge).
+"""The JIT deal sampler (capicua.bots.kernel.sampler, through Knowledge).
 
 Every deal must respect the view (tile counts, passes, the deal's
 exclusions unless they are infeasible with the passes, every unknown tile
@@ -22,7 +22,7 @@ import pytest
 
 from capicua.bots import decide
 from capicua.bots.infer import Knowledge, tile_mask
-from capicua.bots.kernel import deals
+from capicua.bots.kernel import sampler
 from capicua.bots.public import public_state
 from capicua.engine import Match, Play, RedealAnswer, make_rules, parse_action
 from capicua.engine.compact import bits
@@ -246,7 +246,7 @@ def test_matching_is_maximum_on_small_instances() -> None:
         pool = np.array(rng.sample(range(u), u), dtype=np.int64)
         hand = np.zeros((n + 1, 1), dtype=np.int64)
         scratch = [np.zeros(n + 1, dtype=np.int64) for _ in range(4)]
-        ok = deals._match(pool, np.array(need, dtype=np.int64), np.array(allowed, dtype=np.int64)[:, None],
+        ok = sampler._match(pool, np.array(need, dtype=np.int64), np.array(allowed, dtype=np.int64)[:, None],
                           n_bone, hand, *scratch)
         assert ok == _brute_feasible(u, need, n_bone, allowed)
         if ok:
@@ -269,7 +269,7 @@ def _frequencies(deal_list: list[list[list[int]]], n: int) -> Counter[tuple[int,
     return c
 
 
-def _batch_hands(kn: Knowledge, batch: deals.Deals) -> list[list[list[int]]]:
+def _batch_hands(kn: Knowledge, batch: sampler.Deals) -> list[list[list[int]]]:
     return [[bits(int(m)) for m in row] + [[int(t) for t in b]] for row, b in zip(batch.masks, batch.bones, strict=True)]
 
 

@@ -23,12 +23,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from capicua.bots.kernel.playouts import _below, _cttz, _seed
+from capicua.bots.kernel.bits import cttz
+from capicua.bots.kernel.jit import cached_njit
+from capicua.bots.kernel.rng import below, seed_stream
 
 
-@njit(cache=True)
+@cached_njit()
 def _mix(masks: Any, bones: Any, allowed: Any, holders: Any, steps: Any, seed: Any) -> None:
     k = masks.shape[0]
     n = masks.shape[1]
@@ -47,7 +48,7 @@ def _mix(masks: Any, bones: Any, allowed: Any, holders: Any, steps: Any, seed: A
     count = np.zeros(nh, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
     for i in range(k):
-        _seed(rng, seed, i + 1, 0x313)
+        seed_stream(rng, seed, i + 1, 0x313)
         for h in range(nh):
             s = holders[h]
             if s == n:
@@ -58,19 +59,19 @@ def _mix(masks: Any, bones: Any, allowed: Any, holders: Any, steps: Any, seed: A
                 c = 0
                 m = masks[i, s]
                 while m:
-                    tiles[h, c] = _cttz(m)
+                    tiles[h, c] = cttz(m)
                     c += 1
                     m &= m - 1
                 count[h] = c
         for _ in range(steps):
-            a = _below(rng, nh)
-            b = _below(rng, nh - 1)
+            a = below(rng, nh)
+            b = below(rng, nh - 1)
             if b >= a:
                 b += 1
             if count[a] == 0 or count[b] == 0:
                 continue
-            ia = _below(rng, count[a])
-            ib = _below(rng, count[b])
+            ia = below(rng, count[a])
+            ib = below(rng, count[b])
             ta = tiles[a, ia]
             tb = tiles[b, ib]
             sa = holders[a]

@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from capicua.bots.kernel.playouts import _cttz, _popcount
+from capicua.bots.kernel.bits import cttz, popcount
+from capicua.bots.kernel.jit import cached_njit
 
 
-@njit(cache=True)
+@cached_njit()
 def _play_loglik(
     hands: Any, seat: Any, later: Any, left: Any, right: Any, tile: Any, end: Any, public: Any,
     tile_score: Any, coefs: Any, ta: Any, tb: Any, num: Any, dbl: Any,
@@ -42,11 +42,11 @@ def _play_loglik(
             if lv < 0:
                 w = h
                 while w:
-                    u = _cttz(w)
+                    u = cttz(w)
                     w &= w - 1
                     rest = h ^ (np.int64(1) << u)
                     m = num[ta[u]] | num[tb[u]]
-                    sc = tile_score[u] + c_data * _popcount(rest & m)
+                    sc = tile_score[u] + c_data * popcount(rest & m)
                     if rest & dbl & m:
                         sc += c_dnext
                     scores[k] = sc
@@ -61,12 +61,12 @@ def _play_loglik(
                     other = rv if e == 0 else lv
                     w = h & num[inner]
                     while w:
-                        u = _cttz(w)
+                        u = cttz(w)
                         w &= w - 1
                         outer = tb[u] if ta[u] == inner else ta[u]
                         rest = h ^ (np.int64(1) << u)
-                        sc = (tile_score[u] + public[j, e, outer] + c_data * _popcount(rest & num[outer])
-                              + c_other * _popcount(rest & num[other]))
+                        sc = (tile_score[u] + public[j, e, outer] + c_data * popcount(rest & num[outer])
+                              + c_other * popcount(rest & num[other]))
                         if rest & dbl & (num[outer] | num[other]):
                             sc += c_dnext
                         scores[k] = sc

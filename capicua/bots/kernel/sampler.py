@@ -34,12 +34,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from capicua.bots.kernel.playouts import (
-    _below,
-    _cttz,
-    _popcount,
-    _seed,
-)
+from capicua.bots.kernel.bits import cttz, popcount
+from capicua.bots.kernel.jit import cached_njit
+from capicua.bots.kernel.rng import below, seed_stream
 
 GREEDY_ATTEMPTS = 40
 
@@ -56,7 +53,7 @@ class Deals(NamedTuple):
 @njit(inline="always")
 def _shuffle(pool: Any, rng: Any) -> None:
     for i in range(pool.shape[0] - 1, 0, -1):
-        j = _below(rng, i + 1)
+        j = below(rng, i + 1)
         t = pool[i]
         pool[i] = pool[j]
         pool[j] = t
@@ -66,11 +63,11 @@ def _shuffle(pool: Any, rng: Any) -> None:
 def _spare(mask: Any, need: Any) -> Any:
     total = 0
     for w in range(mask.shape[0]):
-        total += _popcount(mask[w])
+        total += popcount(mask[w])
     return total - need
 
 
-@njit(cache=True)
+@cached_njit()
 def _match(
     pool: Any, need: Any, allowed: Any, n_bone: Any, hand: Any, count: Any, parent_seat: Any, parent_tile: Any,
     queue: Any,
@@ -113,7 +110,7 @@ def _match(
                     for s2 in range(n + 1):
                         if parent_seat[s2] == -2 and (s2 == n or allowed[s2, w] & ub):
                             parent_seat[s2] = s
-                            parent_tile[s2] = (w << 6) + _cttz(ub)
+                            parent_tile[s2] = (w << 6) + cttz(ub)
                             queue[tail] = s2
                             tail += 1
         if found < 0:
@@ -134,7 +131,7 @@ def _match(
     return True
 
 
-@njit(cache=True)
+@cached_njit()
 def _draw_deals(
     unknown: Any, need: Any, allowed: Any, fallback: Any, n_bone: Any, me: Any, mine: Any, seed: Any
 ) -> Any:
@@ -149,7 +146,7 @@ def _draw_deals(
     dealt = u - n_bone  # the boneyard's tiles come after the hands'
     dropped = np.zeros(k, dtype=np.bool_)
     rng = np.zeros(1, dtype=np.uint64)
-    _seed(rng, seed, 0xDEA15, 0)
+    seed_stream(rng, seed, 0xDEA15, 0)
     pool = unknown.copy()
     hand = np.zeros((n + 1, words), dtype=np.int64)
     taken = np.zeros(words, dtype=np.int64)
