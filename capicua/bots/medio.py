@@ -61,7 +61,7 @@ def decide_medio(pub: PublicState, rng: random.Random) -> dict[str, Any]:
     n = r.players
     me = pub.me
     maxp = r.max_pip
-    partner = (me + 2) % 4 if pub.rules.partnership else None
+    partner = pub.rules.partner_of(me)
     hand = [(int(a), int(b)) for a, b in view["hand"]]
     my_count = [0] * (maxp + 1)
     for a, b in hand:
@@ -73,17 +73,20 @@ def decide_medio(pub: PublicState, rng: random.Random) -> dict[str, Any]:
     # opening tile); the half it matched was the table's choice, not its own.
     shown = [{v for v in range(maxp + 1) if m >> v & 1} for m in pub.opened]
     passed = pub.passed_on
-    per_number = maxp + 2  # tiles holding a given number
-    # Unseen tiles of each number (in other hands or sleeping).
+    # Not the tiles holding a number (r.num_mask[v].bit_count(), maxp + 1) but the
+    # halves showing it (the double's two), counted against tiles below: unseen[v]
+    # is one more than the unseen tiles of v. The weights were tuned with it; a
+    # fix is a strength change to measure by a duplicate tournament.
+    per_number = maxp + 2
+    # Unseen tiles of each number (in other hands or sleeping), plus one (above).
     unseen = [per_number - out_count[v] - my_count[v] for v in range(maxp + 1)]
     opponents = [s for s in range(n) if s != me and s != partner]
     ends = {e["end"]: (int(e["value"]), bool(e["double"])) for e in view.get("ends") or []}
     my_pips = sum(a + b for a, b in hand)
     counts = pub.counts
     unknown_tiles = sum(counts) - counts[me] + pub.boneyard
-    unknown_pips = sum(range(maxp + 1)) * (maxp + 2) - sum(
-        (a + b) for a, b in hand
-    ) - sum(out_count[v] * v for v in range(maxp + 1))
+    # The table's pips by number count a double on the table once (tuned so, as above).
+    unknown_pips = sum(r.tile_pips) - my_pips - sum(out_count[v] * v for v in range(maxp + 1))
     mean_unknown = unknown_pips / unknown_tiles if unknown_tiles else 0.0
     seen = {(int(r.tile_a[t]), int(r.tile_b[t])) for t in bits(pub.on_table)}
     seen.update(hand)

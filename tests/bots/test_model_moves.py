@@ -9,7 +9,9 @@ tells moves apart by the numbers they leave open. Here, at random decisions of
 every line preset: where the open count does not score, the model's moves
 are the rule's distinct moves; where it scores, each distinct move is one of
 the model's (:func:`playmodel.model_move`) and each of the model's stands for
-one or more distinct moves.
+one or more distinct moves. The contexts the model reads its features from
+(``PublicState.plays`` / ``now``) take the passes from the history; at every
+decision they are the engine's ``passed_on``.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ def test_model_moves_are_the_distinct_moves(preset: str) -> None:
             view = match.view(seat)
             pub = PublicState(view)
             now = pub.now
+            assert now.passed == pub.passed  # the history's passes are the view's
             if now.left >= 0:  # the model skips the opening (forced or not, it reads no end)
                 model = legal_moves(pub.r, now, sorted(pub.mine))
                 if rules.in_play_scoring == "none":
