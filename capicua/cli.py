@@ -271,7 +271,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             shown = [int(x) for x in args.shown.split(",")] if args.shown else []
             answer = verify_deal(args.preset, args.seed, parse_options(args.option), args.hand, args.previous, shown)
         else:
-            raise VerifyError("malformed", "give --seed HAND_SEED, or --record FILE and --hand N", 400)
+            raise VerifyError("give --seed HAND_SEED, or --record FILE and --hand N")
     except (RulesError, VerifyError, ValueError, OSError) as exc:
         code = exc.code if isinstance(exc, (RulesError, VerifyError)) else "malformed"
         print(json.dumps({"ok": False, "code": code, "error": str(exc)}))

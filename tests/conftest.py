@@ -135,7 +135,7 @@ class LiveServer:
 
     @property
     def tables(self) -> Any:
-        return self.app.state.tables
+        return self.app.state.deps.tables
 
     def post(self, path: str, body: Any) -> Any:
         import httpx
@@ -162,7 +162,7 @@ class LiveServer:
         neighbours): returns (table_id, token)."""
         from capicua.engine import make_rules
 
-        guest, token = self.run(self.app.state.guests.sign_in("Ana", None))
+        guest, token = self.run(self.app.state.deps.guests.sign_in("Ana", None))
         players = make_rules(preset, **(options or {})).players
         seats: list[dict[str, Any]] = [
             {"seat": 0, "kind": "human", "name": "Ana", "player": guest.player, "level": "medio", "character": "mima"}

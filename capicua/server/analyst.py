@@ -1,5 +1,6 @@
 """The experto's analyses at the server: computed after each hand, stored, and
-served by ``GET /api/analysis/{table_id}/{match_number}`` (docs/analysis.md).
+read for ``GET /api/analysis/{table_id}/{match_number}`` (docs/analysis.md; the
+route is :mod:`capicua.server.http.analysis`).
 
 :class:`Analyst` takes the hands that ended (the table shell tells it, through
 ``Tables.on_hand_end``) and analyses them one at a time, each hand as one job of
@@ -27,22 +28,14 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-
 from capicua.bots import analysis
 from capicua.engine.errors import RecordError
-from capicua.server.http.bigjson import json_bytes
 from capicua.server.http.matchaccess import Access, access_of
-from capicua.server.http.viewer import TokenError, link_key, viewer
 from capicua.store import Store
 from capicua.store import analyses as stored
-from capicua.table.protocol import table_id_ok
 
 log = logging.getLogger("capicua.analysis")
 
-MAX_MATCH = 10_000  # no table plays this many matches
 # Hands waiting to be analysed, at most: past it a hand that ends is not queued
 # (the analysis shares the bot pool; under load the neighbours come first). It is
 # not lost: the first request for its match finds it missing and queues it then.
@@ -53,13 +46,13 @@ RETRY_S = (10.0, 60.0, 300.0)
 Key = tuple[str, int, int]  # table, match, hand
 
 
-class AnalysisError(Exception):
-    """A request refused: its code and HTTP status."""
+class AnalysisRefused(Exception):
+    """An analysis that is not shown: ``code`` is the protocol's name for why
+    (``unknown_table``, ``unknown_match``, ``private_match``)."""
 
-    def __init__(self, code: str, message: str, status: int) -> None:
+    def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
-        self.status = status
 
 
 def choices(entries: list[dict[str, Any]], match_number: int) -> dict[int, list[tuple[int, str]]]:
@@ -121,12 +114,6 @@ def analyse_stored_hand(database_url: str, key: Key, budget_ms: float | None = N
     ]
     stored.save(store, table_id, match_number, hand, analysis.summarise(hand, seats, judged))
     return True
-
-
-def parse_match(raw: str) -> int:
-    if not raw.isascii() or not raw.isdigit() or len(raw) > len(str(MAX_MATCH)) or not 1 <= int(raw) <= MAX_MATCH:
-        raise AnalysisError("malformed", f"a match is a number from 1 to {MAX_MATCH}", 400)
-    return int(raw)
 
 
 class Analyst:
@@ -227,23 +214,17 @@ class Analyst:
     # ------------------------------------------------------------ answering
 
     async def answer(
-        self, table_id: str, match_text: str, may_see: Callable[[Access], bool] | None = None
-    ) -> tuple[int, dict[str, Any]]:
-        """``(status, body)`` for ``GET /api/analysis/{table_id}/{match_number}``. ``may_see``:
+        self, table_id: str, match_number: int, may_see: Callable[[Access], bool] | None = None
+    ) -> dict[str, Any]:
+        """The analysis of a match as far as it is computed: ``{"status": "pending" |
+        "ready", "hands"}``; the hands not computed yet are queued. ``may_see``:
         whether the asker may see a match (a private table's are for its players,
-        :mod:`capicua.server.http.matchaccess`); None lets anyone see any."""
-        try:
-            if not table_id_ok(table_id):
-                raise AnalysisError("unknown_table", "no such table", 404)
-            match_number = parse_match(match_text)
-            hands, missing = await asyncio.to_thread(self._read, table_id, match_number, may_see)
-        except AnalysisError as exc:
-            return exc.status, {"error": {"code": exc.code, "message": str(exc)}}
-        except SQLAlchemyError:
-            return 503, {"error": {"code": "unavailable", "message": "the store cannot be read now; try again"}}
+        :mod:`capicua.server.http.matchaccess`); None lets anyone see any. Raises
+        :class:`AnalysisRefused`, and SQLAlchemy's errors while the store cannot be read."""
+        hands, missing = await asyncio.to_thread(self._read, table_id, match_number, may_see)
         for hand in missing:  # not computed yet (a restart, an older match): compute it now
             self._enqueue((table_id, match_number, hand))
-        return 200, {"status": "pending" if missing else "ready", "hands": hands}
+        return {"status": "pending" if missing else "ready", "hands": hands}
 
     def _read(
         self, table_id: str, match_number: int, may_see: Callable[[Access], bool] | None = None
@@ -251,10 +232,10 @@ class Analyst:
         inputs = stored.inputs(self.store, table_id, match_number)
         if inputs is None:
             if stored.table_known(self.store, table_id):
-                raise AnalysisError("unknown_match", f"this table has no match {match_number}", 404)
-            raise AnalysisError("unknown_table", "no such table", 404)
+                raise AnalysisRefused("unknown_match", f"this table has no match {match_number}")
+            raise AnalysisRefused("unknown_table", "no such table")
         if may_see is not None and not may_see(access_of(inputs.entries, match_number)):
-            raise AnalysisError("private_match", "this match was played at a private table: it is for its players", 403)
+            raise AnalysisRefused("private_match", "this match was played at a private table: it is for its players")
         rows = stored.load(self.store, table_id, match_number)
         have = {(r["hand"], r["seat"]) for r in rows}
         missing = [
@@ -265,28 +246,4 @@ class Analyst:
         return [analysis.with_stakes(r["result"]) for r in rows], missing
 
 
-def endpoint(analyst: Callable[[], Analyst]) -> Callable[[Request], Any]:
-    """The Starlette endpoint; ``analyst()`` gives the running app's :class:`Analyst`."""
-
-    async def get(request: Request) -> Response:
-        try:
-            key = link_key(request)
-            guest = await viewer(request)
-        except TokenError as exc:
-            return JSONResponse({"error": {"code": exc.code, "message": str(exc), "field": exc.field}},
-                                status_code=exc.status, headers={"Cache-Control": "no-store"})
-        player = guest.player if guest is not None else None
-        status, body = await analyst().answer(
-            str(request.path_params.get("table_id", "")), str(request.path_params.get("match_number", "")),
-            lambda access: access.allows(player, key),
-        )
-        # Written in a worker thread, piece by piece: a long match's analysis is big
-        # enough that one call of the JSON encoder would hold every table waiting.
-        data = await asyncio.to_thread(json_bytes, body)
-        return Response(data, status_code=status, media_type="application/json",
-                        headers={"Cache-Control": "no-store", "Vary": "Authorization"})
-
-    return get
-
-
-__all__ = ["Analyst", "AnalysisError", "analyse_stored_hand", "choices", "endpoint", "expected"]
+__all__ = ["AnalysisRefused", "Analyst", "analyse_stored_hand", "choices", "expected"]

@@ -1,8 +1,10 @@
 """The ASGI app: the pages, the HTTP API and the websocket, wired to the tables.
 
-``create_app()`` builds it: the store and its event log, the bus, the clock,
-the bot pool, the tables (:class:`~capicua.server.registry.Tables`), guests,
-the HTTP handlers (:mod:`capicua.server.http.api`) and the websockets
+``create_app()`` is the composition root: it builds the routes
+(:mod:`capicua.server.routes`) over one :class:`~capicua.server.http.deps.Deps`
+and, when the app starts, the parts they use: the store and its event log, the
+bus, the clock, the bot pool, the tables (:class:`~capicua.server.registry.Tables`),
+guests, the analyst, the replays and the websockets
 (:mod:`capicua.server.gateway.sockets`). ``serve()`` runs it with uvicorn (``capicua
 serve`` and ``python -m capicua.server`` call it).
 """
@@ -20,20 +22,14 @@ import os
 from collections.abc import AsyncIterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
-from starlette.websockets import WebSocket
 
 from capicua.server.adapters.botpool import PoolBots, RenewingPool, pool_state
 from capicua.server.adapters.honours import StandingsLog
 from capicua.server.adapters.memory import LocalBus, LoopClock
 from capicua.server.analyst import Analyst
-from capicua.server.analyst import endpoint as analysis_endpoint
 from capicua.server.gateway.identity import Guests
 from capicua.server.gateway.limits import (
     GUESTS_PER_ADDRESS,
@@ -44,28 +40,21 @@ from capicua.server.gateway.limits import (
     HttpLimits,
 )
 from capicua.server.gateway.sockets import SocketLimits, Sockets
-from capicua.server.http.api import Api
 from capicua.server.http.compress import GzipAnswers
-from capicua.server.http.notfound import not_found_page
+from capicua.server.http.deps import Deps
 from capicua.server.http.replay import Replays
-from capicua.server.http.replay import api_endpoint as replay_api
-from capicua.server.http.replay import page_endpoint as replay_page
-from capicua.server.http.standings import leaderboard as leaderboard_api
-from capicua.server.http.standings import player as player_api
 from capicua.server.http.static import WebAssets
 from capicua.server.registry import Tables
+from capicua.server.routes import error_handlers, routes
 from capicua.server.runtime.edge import LIMIT_CONCURRENCY, uvicorn_config
 from capicua.server.runtime.heap import FREEZE_EVERY_S, HeapKeeper
 from capicua.server.runtime.logsetup import log_config
 from capicua.store import Store, default_database_url
 from capicua.table.core import CoreConfig
-from capicua.table.phrases import catalogue as phrase_catalogue
 
 log = logging.getLogger("capicua.server")
 
 WEB = Path(__file__).resolve().parent.parent / "web"
-PAGES = {"/": "index.html", "/t/{table_id}": "table.html", "/rules": "rules.html", "/vocab": "vocab.html",
-         "/verify": "verify.html", "/leaderboard": "leaderboard.html", "/player/{player_id}": "player.html"}
 
 
 def default_executor() -> Executor:
@@ -175,11 +164,9 @@ def create_app(
     bot that has not answered is replaced by its first legal move."""
     url = database_url or os.environ.get("CAPICUA_DATABASE_URL") or default_database_url(data_dir or "data")
     web = Path(web_dir) if web_dir else WEB
-    assets = WebAssets(web)  # the pages and static files, versioned and gzipped (capicua.server.http.static)
-    services: dict[str, Any] = {}
-    replays = Replays(lambda: services["tables"])  # built off the loop, kept while the app runs
+    # The pages and static files, versioned and gzipped (capicua.server.http.static).
+    deps = Deps(WebAssets(web), HttpLimits(guest_table_rate, table_rate, guest_rate), body_timeout)
     limits = SocketLimits(rate_limit, sockets_per_seat, sockets_per_client, hello_timeout, sockets_per_guest)
-    http_limits = HttpLimits(guest_table_rate, table_rate, guest_rate)
     next_ms = int(1000 * (2 * bot_delay[1] if auto_next_s is None else auto_next_s))
 
     @contextlib.asynccontextmanager
@@ -200,18 +187,12 @@ def create_app(
         analysis_pool = RenewingPool(analysis_executor, "analysis") if own_executor else pool
         analyst = Analyst(store, analysis_pool, duty=ANALYSIS_DUTY if own_executor else 1.0)
         tables.on_hand_end = analyst.hand_ended
-        services["analyst"] = analyst
-        services["api"] = Api(
-            tables, guests, event_log, http_limits, body_timeout,
-            health=lambda: {"bots": pool_state(pool), "analysis": pool_state(analysis_pool)},
-        )
-        services["sockets"] = Sockets(tables, guests, limits)
-        services["tables"] = tables
-        app.state.store = store
-        app.state.tables = tables
-        app.state.analyst = analyst
-        app.state.guests = guests
-        app.state.replays = replays
+        deps.store, deps.tables, deps.guests, deps.analyst = store, tables, guests, analyst
+        deps.replays = Replays(tables)  # built off the loop, kept while the app runs
+        deps.sockets = Sockets(tables, guests, limits)
+        deps.health = lambda: {"bots": pool_state(pool), "analysis": pool_state(analysis_pool)}
+        # The running parts, for whoever holds the app (the tests reach the store and the loop so).
+        app.state.deps = deps
         app.state.loop = asyncio.get_running_loop()
         tables.start_sweeping(min(30.0, max(0.05, idle_s / 4)))
         log.info("ready: %s store, bots in %s", store.engine.dialect.name,
@@ -231,47 +212,8 @@ def create_app(
                 analysis_pool.shutdown(wait=False, cancel_futures=True)
             store.close()
 
-    def page(name: str) -> Any:
-        async def endpoint(request: Request) -> Response:
-            return await assets.page(request, name)
-
-        return endpoint
-
-    def handler(name: str) -> Any:
-        async def endpoint(request: Request) -> Response:
-            result: Response = await getattr(services["api"], name)(request)
-            return result
-
-        return endpoint
-
-    async def phrases(request: Request) -> Response:
-        return JSONResponse({"phrases": phrase_catalogue()})
-
-    async def ws_endpoint(websocket: WebSocket) -> None:
-        await services["sockets"].serve(websocket)
-
-    routes = [
-        *(Route(path, page(name)) for path, name in PAGES.items()),
-        Route("/healthz", handler("healthz")),
-        Route("/api/presets", handler("presets")),
-        Route("/api/neighbours", handler("neighbours")),
-        Route("/api/phrases", phrases),
-        Route("/api/verify", handler("verify")),
-        Route("/api/replay/{table_id}/{match_number}", replay_api(replays)),
-        Route("/replay/{table_id}/{match_number}", replay_page(lambda: services["tables"], assets)),
-        Route("/api/analysis/{table_id}/{match_number}", analysis_endpoint(lambda: services["analyst"])),
-        Route("/api/players", handler("sign_in"), methods=["POST"]),
-        Route("/api/players/{player_id}", player_api),
-        Route("/api/leaderboard", leaderboard_api),
-        Route("/api/tables", handler("create_table"), methods=["POST"]),
-        Route("/api/tables/{table_id}", handler("get_table")),
-        WebSocketRoute("/ws", ws_endpoint),
-        Route("/static/v/{version}/{path:path}", assets.versioned),
-        Route("/static/{path:path}", assets.unversioned),
-    ]
-    # An unknown URL: a page in the site's style and the reader's language; JSON under /api/ (capicua.server.http.notfound).
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(GzipAnswers)],
-                     exception_handlers={404: not_found_page(assets)})
+    return Starlette(routes=routes(deps), lifespan=lifespan, middleware=[Middleware(GzipAnswers)],
+                     exception_handlers=error_handlers(deps))
 
 
 # ------------------------------------------------------------------ running

@@ -18,7 +18,8 @@ Two forms, used by ``capicua verify`` and ``GET /api/verify``:
   and the deal that was played, to compare.
 
 Both answer :data:`ANSWER_KEYS` (see docs/protocol.md, "Fair deals") or raise
-:class:`VerifyError` with a protocol code.
+:class:`VerifyError` (or one of its subclasses), whose ``code`` names the reason
+as the protocol does; what that is in HTTP is the server's business.
 """
 
 from __future__ import annotations
@@ -37,12 +38,31 @@ PREVIOUS_KINDS = ("domino", "tranque", "tie")
 
 
 class VerifyError(ValueError):
-    """A verification that cannot be answered: ``code`` and ``status`` as the protocol names them."""
+    """A verification that cannot be answered because the question is malformed (a
+    seed, hand number, previous hand or seat that cannot be, a record that cannot be
+    read). ``code`` is the protocol's name for the reason; the subclasses are the
+    other reasons. Each caller says it its own way (``/api/verify`` as an HTTP
+    status: capicua.server.http.verify)."""
 
-    def __init__(self, code: str, message: str, status: int) -> None:
-        super().__init__(message)
-        self.code = code
-        self.status = status
+    code = "malformed"
+
+
+class RecordRulesError(VerifyError):
+    """The record's rules cannot be built."""
+
+    code = "bad_rules"
+
+
+class HandNotOver(VerifyError):
+    """The hand is not over (or not dealt yet): its seed is still secret."""
+
+    code = "hand_not_over"
+
+
+class NoDeal(VerifyError):
+    """The rules void every deal of this seed, or a seat said to show five doubles could not."""
+
+    code = "no_deal"
 
 
 def verify_deal(
@@ -58,13 +78,13 @@ def verify_deal(
     ``previous_kind`` is how the hand before ended (``domino``, ``tranque``
     or ``tie``); it is needed only when the opener rules after a win and
     after a tranque deal differently (one of them is decided by the deal),
-    and :class:`VerifyError` ``malformed`` says so when it is missing then.
+    and :class:`VerifyError` says so when it is missing then.
     ``shown`` are the seats that showed five doubles, in order (the hand's
     ``voided`` list names them). Raises :class:`RulesError` for rules that
     cannot be built.
     """
     if not isinstance(hand_seed, str) or not hand_seed:
-        raise VerifyError("malformed", "the seed is a non-empty string", 400)
+        raise VerifyError("the seed is a non-empty string")
     rules = make_rules(preset, **(options or {}))
     return deal_answer(rules, hand_seed, hand_number, _deals(rules, hand_seed, hand_number, previous_kind, shown))
 
@@ -74,30 +94,30 @@ def verify_record_hand(record: Any, hand_number: int) -> dict[str, Any]:
     and compare it with the hash published before it and the deal played.
 
     A hand that is not over (or not dealt yet) keeps its seed secret:
-    :class:`VerifyError` ``hand_not_over``. A record that cannot be read is
-    ``malformed``.
+    :class:`HandNotOver`. A record that cannot be read is :class:`VerifyError`,
+    one whose rules cannot be built :class:`RecordRulesError`.
     """
     if not isinstance(record, dict) or not isinstance(record.get("hands"), list):
-        raise VerifyError("malformed", "a match record is an object with a list of hands", 400)
+        raise VerifyError("a match record is an object with a list of hands")
     try:
         rules = rules_from_json(record.get("rules"))
     except RulesError as exc:
-        raise VerifyError("bad_rules", f"the record's rules: {exc}", 400) from exc
+        raise RecordRulesError(f"the record's rules: {exc}") from exc
     hands = record["hands"]
     if not 1 <= hand_number <= len(hands):
-        raise VerifyError("hand_not_over", f"hand {hand_number} has not been dealt yet", 409)
+        raise HandNotOver(f"hand {hand_number} has not been dealt yet")
     entry = _hand_entry(hands, hand_number)
     result = entry.get("result")
     if result is None:
-        raise VerifyError("hand_not_over", f"hand {hand_number} is not over: its seed is still secret", 409)
+        raise HandNotOver(f"hand {hand_number} is not over: its seed is still secret")
     seed = result.get("seed") if isinstance(result, dict) else None
     if not isinstance(seed, str) or not seed:
-        raise VerifyError("malformed", f"hand {hand_number} of the record reveals no seed", 400)
+        raise VerifyError(f"hand {hand_number} of the record reveals no seed")
     previous = _hand_entry(hands, hand_number - 1).get("result") if hand_number > 1 else None
     previous_kind = previous.get("kind") if isinstance(previous, dict) else None
     voided = entry.get("voided")
     if not isinstance(voided, list) or not all(isinstance(v, dict) for v in voided):
-        raise VerifyError("malformed", f"hand {hand_number} of the record has no list of voided deals", 400)
+        raise VerifyError(f"hand {hand_number} of the record has no list of voided deals")
     dealt = _deals(rules, seed, hand_number, previous_kind, shown_seats(voided))
     answer = deal_answer(rules, seed, hand_number, dealt)
     published = entry.get("seed_hash")
@@ -130,11 +150,11 @@ def _deals(
     rules: Rules, hand_seed: str, hand_number: int, previous_kind: str | None, shown: Sequence[int]
 ) -> HandDeals:
     if type(hand_number) is not int or hand_number < 1:
-        raise VerifyError("malformed", "hand is a hand number: 1, 2, 3 ...", 400)
+        raise VerifyError("hand is a hand number: 1, 2, 3 ...")
     if previous_kind is not None and previous_kind not in PREVIOUS_KINDS:
-        raise VerifyError("malformed", f"previous is one of {', '.join(PREVIOUS_KINDS)}", 400)
+        raise VerifyError(f"previous is one of {', '.join(PREVIOUS_KINDS)}")
     if any(type(s) is not int or not 0 <= s < rules.players for s in shown):
-        raise VerifyError("malformed", f"the seats that showed five doubles are numbers from 0 to {rules.players - 1}", 400)
+        raise VerifyError(f"the seats that showed five doubles are numbers from 0 to {rules.players - 1}")
     try:
         if previous_kind is None and hand_number > 1:
             # Ask the engine both ways; only when they differ must the caller say.
@@ -143,22 +163,23 @@ def _deals(
             )
             if after_win != after_tranque:
                 raise VerifyError(
-                    "malformed",
                     f"hand {hand_number}'s deal depends on how hand {hand_number - 1} ended: "
-                    "say previous=domino, tranque or tie",
-                    400,
+                    "say previous=domino, tranque or tie"
                 )
             return after_win
         return deal_hand(rules, hand_seed, opener_rule(rules, hand_number, previous_kind), shown)
     except EngineError as exc:  # NoDealError: the rules void every deal, or a seat could not show
-        raise VerifyError("no_deal", str(exc), 422) from exc
+        raise NoDeal(str(exc)) from exc
 
 
 def _hand_entry(hands: list[Any], hand_number: int) -> dict[str, Any]:
     entry = hands[hand_number - 1]
     if not isinstance(entry, dict):
-        raise VerifyError("malformed", f"hand {hand_number} of the record is not an object", 400)
+        raise VerifyError(f"hand {hand_number} of the record is not an object")
     return entry
 
 
-__all__ = ["ANSWER_KEYS", "VerifyError", "deal_answer", "verify_deal", "verify_record_hand"]
+__all__ = [
+    "ANSWER_KEYS", "HandNotOver", "NoDeal", "RecordRulesError", "VerifyError", "deal_answer", "verify_deal",
+    "verify_record_hand",
+]

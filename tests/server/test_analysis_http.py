@@ -46,14 +46,14 @@ def test_analysis_is_pending_then_ready_after_a_hand(live_server: Any, bot_pool:
     table, token = srv.table_with_seed("an-live-1")
     gate = threading.Event()
     gated = GatedPool(bot_pool, gate)
-    srv.app.state.analyst.executor = gated
+    srv.app.state.deps.analyst.executor = gated
     assert srv.get(f"/api/analysis/{table}/1").json() == {"status": "ready", "hands": []}  # nothing ended yet
 
     c = srv.client()
     assert c.hello(table, token)["type"] == "welcome"
     drive(c, hand_ended)
     # The shell told the analyst in the step that ended the hand, before its frames went out.
-    assert (table, 1, 1) in srv.app.state.analyst.queued
+    assert (table, 1, 1) in srv.app.state.deps.analyst.queued
     pending = srv.get(f"/api/analysis/{table}/1")
     assert pending.status_code == 200 and pending.json() == {"status": "pending", "hands": []}
 
@@ -67,7 +67,7 @@ def test_analysis_is_pending_then_ready_after_a_hand(live_server: Any, bot_pool:
         time.sleep(0.05)
     print(f"ready {time.monotonic() - start:.2f} s after the pool was free; {gated.jobs} jobs")
     assert body["status"] == "ready"
-    inputs = stored.inputs(srv.app.state.store, table, 1)
+    inputs = stored.inputs(srv.app.state.deps.store, table, 1)
     assert inputs is not None and inputs.record is not None
     by = [b for _, b in choices(inputs.entries, 1)[1]]
     want = analysis.analyse_hand(inputs.record, 1, [0], table=table, match=1, chosen_by=by)

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from http_answers import analysis_answer
 from sqlalchemy import inspect
 
 from capicua.bots import analysis, decide
@@ -127,18 +128,18 @@ def test_the_analyst_computes_stores_and_serves(store: Store) -> None:
 
     async def run() -> tuple[Any, Any, Any]:
         analyst = Analyst(store, None, budget_ms=BUDGET)  # None: the loop's default thread pool
-        first = await analyst.answer("t_store3", "1")
+        first = await analysis_answer(analyst, "t_store3", "1")
         for _ in range(600):
             if not analyst.queued:
                 break
             await asyncio.sleep(0.05)
-        second = await analyst.answer("t_store3", "1")
+        second = await analysis_answer(analyst, "t_store3", "1")
         analyst.hand_ended("t_store3", 1, 1)  # told again: already stored, nothing recomputed
         for _ in range(600):
             if not analyst.queued:
                 break
             await asyncio.sleep(0.05)
-        errors = [await analyst.answer(t, m) for t, m in (("t_nobody", "1"), ("t_store3", "2"), ("t_store3", "x"),
+        errors = [await analysis_answer(analyst, t, m) for t, m in (("t_nobody", "1"), ("t_store3", "2"), ("t_store3", "x"),
                                                           ("t_store3", "0"), ("../etc", "1"))]
         await analyst.close()
         return first, second, errors
@@ -170,12 +171,12 @@ def test_a_failed_analysis_is_logged_once_and_left_out(store: Store, caplog: pyt
 
     async def run() -> list[Any]:
         analyst = Analyst(store, None, budget_ms=BUDGET)
-        answers = [await analyst.answer("t_store4", "1")]
+        answers = [await analysis_answer(analyst, "t_store4", "1")]
         for _ in range(600):
             if not analyst.queued:
                 break
             await asyncio.sleep(0.05)
-        answers += [await analyst.answer("t_store4", "1"), await analyst.answer("t_store4", "1")]
+        answers += [await analysis_answer(analyst, "t_store4", "1"), await analysis_answer(analyst, "t_store4", "1")]
         analyst.hand_ended("t_store4", 1, 1)
         await asyncio.sleep(0.1)
         await analyst.close()
@@ -205,12 +206,12 @@ def test_a_full_backlog_leaves_new_hands_to_the_first_request(store: Store) -> N
             if not analyst.queued:
                 break
             await asyncio.sleep(0.05)
-        first = await analyst.answer("t_store5", "1")  # finds it missing: queued now
+        first = await analysis_answer(analyst, "t_store5", "1")  # finds it missing: queued now
         for _ in range(600):
             if not analyst.queued:
                 break
             await asyncio.sleep(0.05)
-        second = await analyst.answer("t_store5", "1")
+        second = await analysis_answer(analyst, "t_store5", "1")
         await analyst.close()
         return full if dropped else -1, first, second
 

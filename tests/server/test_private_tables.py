@@ -39,8 +39,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     pool = ThreadPoolExecutor(max_workers=1)
     app = create_app(database_url=f"sqlite:///{db}", executor=pool, bot_delay=(0.0, 0.0))
     with TestClient(app) as client:
-        app.state.analyst.backlog = 0  # the analyses are not what is tested: none is computed
-        store = app.state.store
+        app.state.deps.analyst.backlog = 0  # the analyses are not what is tested: none is computed
+        store = app.state.deps.store
         people = {name: store.create_player(name) for name in ("Ana", "Beto", "Cheo")}
         ana, beto = people["Ana"][0], people["Beto"][0]
         seats = guest_and_neighbours(ana)

@@ -21,17 +21,20 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import Route
 
+from capicua.server.app import WEB
+from capicua.server.gateway.limits import HttpLimits
 from capicua.server.http import replay as replay_http
 from capicua.server.http.compress import GzipAnswers
+from capicua.server.http.deps import Deps
+from capicua.server.http.errors import HttpError, http_error_response
 from capicua.server.http.replay import (
     CACHE_BYTES,
     Built,
     ReplayCache,
     Replays,
-    api_endpoint,
 )
+from capicua.server.http.static import WebAssets
 from capicua.table.log import open_entry
 from capicua.tools.bench_replay import guest_and_neighbours, play_match
 
@@ -68,10 +71,12 @@ class NoGuests:
 
 
 def app_of(replays: Replays) -> Starlette:
-    app = Starlette(routes=[Route("/api/replay/{table_id}/{match_number}", api_endpoint(replays))],
-                    middleware=[Middleware(GzipAnswers)])
-    app.state.guests = NoGuests()
-    return app
+    """The replay's routes alone, wired as the app wires them."""
+    deps = Deps(WebAssets(WEB), HttpLimits(), body_timeout=10.0)
+    deps.replays = replays
+    deps.guests = NoGuests()  # type: ignore[assignment]
+    return Starlette(routes=replay_http.routes(deps), middleware=[Middleware(GzipAnswers)],
+                     exception_handlers={HttpError: http_error_response})
 
 
 def run(app: Starlette, job: Callable[[httpx.AsyncClient], Any]) -> Any:
@@ -87,7 +92,7 @@ def run(app: Starlette, job: Callable[[httpx.AsyncClient], Any]) -> Any:
 def test_a_replay_is_built_and_written_off_the_loop_then_served_from_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     tables = MemoryTables()
     tables.add("t_cache1", "cache-1", target=100)
-    replays = Replays(lambda: tables)
+    replays = Replays(tables)
     loop_thread = threading.get_ident()  # asyncio.run runs its loop in this thread
     dumped: list[tuple[int, int]] = []  # (thread, characters) of every json.dumps call
     real_dumps = json.dumps
@@ -132,7 +137,7 @@ def test_a_replay_is_built_and_written_off_the_loop_then_served_from_the_cache(m
 def test_the_gzipped_replay_passes_the_gzip_middleware_as_it_is() -> None:
     tables = MemoryTables()
     tables.add("t_cache2", "cache-2")
-    app = app_of(Replays(lambda: tables))
+    app = app_of(Replays(tables))
 
     async def job(client: httpx.AsyncClient) -> tuple[httpx.Response, httpx.Response, bytes]:
         zipped = await client.get("/api/replay/t_cache2/1", headers={"Accept-Encoding": "gzip"})
@@ -153,7 +158,7 @@ def test_builds_are_bounded_and_one_match_is_built_once(monkeypatch: pytest.Monk
     tables = MemoryTables()
     for i in range(limit + 1):
         tables.add(f"t_bound{i:02d}", f"bound-{i}")
-    replays = Replays(lambda: tables)
+    replays = Replays(tables)
     gate = threading.Event()
     running = {"now": 0, "most": 0}
     lock = threading.Lock()

@@ -32,7 +32,7 @@ def _sign_in(server: Any, name: str) -> tuple[str, str]:
 
 def test_the_leaderboard_and_a_profile(server: Any) -> None:
     pid, token = _sign_in(server, "Ana")
-    store = server.app.state.store
+    store = server.app.state.deps.store
     t = Table(store, "t_http", seats({0: pid}, {1: "experto", 3: "experto"}))
     win = find(lambda r: r["result"]["winner"] == 0)
     for i in range(PROVISIONAL_MATCHES):

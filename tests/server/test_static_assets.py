@@ -19,11 +19,12 @@ from starlette.middleware import Middleware
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from capicua.server.app import PAGES, WEB, create_app
+from capicua.server.app import WEB, create_app
 from capicua.server.http import compress, static
 from capicua.server.http.compress import GzipAnswers
 from capicua.server.http.static import (
     IMMUTABLE,
+    PAGES,
     read_folder,
     versioned_page,
     without_css_comments,

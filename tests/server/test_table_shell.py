@@ -68,7 +68,7 @@ def test_a_store_that_cannot_be_written_pauses_the_table_until_it_can(
     c.hello(t["table_id"], t["token"])
     c.until(lambda f: has_event(f, "hand_start"))
     c.settle()
-    store = srv.app.state.store
+    store = srv.app.state.deps.store
     assert srv.get("/healthz").json() == {"ok": True, "bots": "ok", "analysis": "ok", "store": "ok"}
     # The store goes read-only; the player says a phrase (a change that must be saved).
     srv.run(asyncio.to_thread(read_only, store, True))

@@ -21,8 +21,10 @@ import pytest
 from capicua.cli import main
 from capicua.engine import Match, RedealAnswer, make_rules, seed_hash
 from capicua.server.http import verify as verify_http
+from capicua.server.http.errors import HttpError
 from capicua.table.fairness import (
     ANSWER_KEYS,
+    HandNotOver,
     VerifyError,
     verify_deal,
     verify_record_hand,
@@ -131,9 +133,9 @@ def test_verify_record_hand_keeps_an_unfinished_hand_secret() -> None:
     m = Match(make_rules("cubano"), "secret")
     m.start_hand()
     for n in (1, 2):
-        with pytest.raises(VerifyError) as info:
+        with pytest.raises(HandNotOver) as info:
             verify_record_hand(m.record(), n)
-        assert (info.value.code, info.value.status) == ("hand_not_over", 409)
+        assert (info.value.code, verify_http.http_error(info.value).status) == ("hand_not_over", 409)
         assert m.hand.seed not in str(info.value)
 
 
@@ -198,7 +200,11 @@ class FakeManager:
 
 
 def ask(query: dict[str, str], manager: Any = None) -> tuple[int, dict[str, Any]]:
-    return asyncio.run(verify_http.verify_answer(manager or FakeManager(), query))
+    """``(status, body)`` as ``/api/verify`` answers ``query``."""
+    try:
+        return 200, asyncio.run(verify_http.answer(manager or FakeManager(), query))
+    except HttpError as exc:
+        return exc.status, exc.body()
 
 
 DEEP = "[" * 999 + "]" * 999
@@ -291,8 +297,8 @@ def test_verify_recomputes_in_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(verify_http, "verify_deal", spy)
 
     async def main_loop() -> tuple[int, int]:
-        status, _ = await verify_http.verify_answer(FakeManager(), {"seed": "a"})
-        return status, threading.get_ident()
+        await verify_http.answer(FakeManager(), {"seed": "a"})
+        return 200, threading.get_ident()
 
     status, loop_thread = asyncio.run(main_loop())
     assert status == 200 and threads and threads[0] != loop_thread

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from http_answers import analysis_answer
 from test_analysis_store import BUDGET, played_table
 
 from capicua.bots import analysis
@@ -54,7 +55,7 @@ def test_a_hand_stored_without_its_stakes_is_served_with_them(store: Store) -> N
     old = {k: v for k, v in mine.items() if k not in ("at_stake", "lost")}  # as analyses were stored before
     stored.save(store, "t_expl2", 1, 1, [old])
 
-    status, body = asyncio.run(Analyst(store, None).answer("t_expl2", "1"))
+    status, body = asyncio.run(analysis_answer(Analyst(store, None), "t_expl2", "1"))
     assert status == 200 and body["status"] == "ready"
     [served] = body["hands"]
     assert served["at_stake"] == mine["at_stake"] and served["lost"] == mine["lost"]

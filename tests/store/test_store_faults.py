@@ -30,7 +30,7 @@ def no_traceback(caplog: Any) -> None:
 def test_writes_while_the_store_is_read_only_answer_503(live_server: Any, caplog: Any) -> None:
     srv = live_server(bot_delay=FROZEN)
     known = srv.post("/api/players", {"nickname": "Ana"}).json()
-    store = srv.app.state.store
+    store = srv.app.state.deps.store
     srv.run(asyncio.to_thread(read_only, store, True))
     try:
         for path, body in (
@@ -56,7 +56,7 @@ def test_a_hello_to_a_paused_table_is_told_at_once(live_server: Any, caplog: Any
     c.hello(t["table_id"], t["token"])
     c.until(lambda f: has_event(f, "hand_start"))
     c.settle()
-    store = srv.app.state.store
+    store = srv.app.state.deps.store
     srv.run(asyncio.to_thread(read_only, store, True))
     try:
         c.send({"type": "say", "phrase": "agua"})
@@ -126,7 +126,7 @@ class StoreFaultOnce(Executor):
 def test_an_analysis_that_failed_in_a_store_fault_is_tried_again(live_server: Any, bot_pool: Any) -> None:
     srv = live_server()
     table, token = srv.table_with_seed("fault-analysis-1")
-    analyst = srv.app.state.analyst
+    analyst = srv.app.state.deps.analyst
     faulty = StoreFaultOnce(bot_pool)
     analyst.executor = faulty
     analyst.retry_s = (0.2, 0.2)
@@ -146,7 +146,7 @@ def test_an_analysis_that_failed_in_a_store_fault_is_tried_again(live_server: An
 
 def test_a_hand_that_fails_every_time_is_given_up_after_the_last_try(live_server: Any) -> None:
     srv = live_server()
-    analyst = srv.app.state.analyst
+    analyst = srv.app.state.deps.analyst
     analyst.retry_s = (0.05, 0.05)
 
     class Failing(Executor):

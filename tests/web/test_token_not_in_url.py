@@ -69,7 +69,7 @@ def test_the_pages_send_the_token_in_a_header_only(live_server: Any, browser: An
     r = srv.post("/api/players", {"nickname": "Ana"})
     player, token = r.json()["player"], r.json()["token"]
     table = "t_tokenNotInUrlTable00001"
-    store_finished(srv.app.state.store, open_entry(table, "cubano", {"target": 50}, "s", guest_and_neighbours(player),
+    store_finished(srv.app.state.deps.store, open_entry(table, "cubano", {"target": 50}, "s", guest_and_neighbours(player),
                                                    False, None, 0))
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     ctx.add_init_script(f"localStorage.setItem('capicua.token', '{token}');")

@@ -52,7 +52,7 @@ def shot(page: Any, name: str) -> None:
 def analysed_match(srv: Any, seed: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """A finished match whose analysis is stored (the server's analyst is kept out of
     it: backlog 0) and served ready: the table id, the record and the served answer."""
-    srv.app.state.analyst.backlog = 0
+    srv.app.state.deps.analyst.backlog = 0
     table_id, record = finished_match(srv, seed=seed, say=None)
     store = Store(srv.database_url)
     try:

@@ -195,7 +195,7 @@ def test_the_profile_says_a_neighbour_played_for_the_player(browser: Any, live_s
     from standings_helpers import Table, find, seats
 
     srv = live_server()
-    store = srv.app.state.store
+    store = srv.app.state.deps.store
     ana, beto = store.create_player("Ana")[0], store.create_player("Beto")[0]
     record = find(lambda r: r["result"]["winner"] == 1)
     t = Table(store, "t_profile", seats({0: ana, 1: beto}), private=True)

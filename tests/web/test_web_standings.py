@@ -88,7 +88,7 @@ def test_the_leaderboard_shows_the_apis_rows_its_filters_change_them_and_my_plac
         assert str(PROVISIONAL_MATCHES) in page.inner_text('[data-testid="lb-empty"]')
     finally:
         ctx.close()
-    store = srv.app.state.store
+    store = srv.app.state.deps.store
     ana, _ = sign_in(srv, "Ana")
     beto, _ = sign_in(srv, "Beto")
     dani, _ = sign_in(srv, "Dani")
@@ -177,7 +177,7 @@ def test_the_leaderboard_shows_the_apis_rows_its_filters_change_them_and_my_plac
 
 def test_a_profile_shows_level_progress_chart_achievements_and_recent_matches(browser: Any, live_server: Any) -> None:
     srv = live_server()
-    store = srv.app.state.store
+    store = srv.app.state.deps.store
     ana, token = sign_in(srv, "Ana")
     capicua_win = find(lambda r: r["result"]["winner"] == 0 and any(
         h["result"].get("capicua") and h["result"].get("seat") == 0 for h in r["hands"]))

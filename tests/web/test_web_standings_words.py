@@ -77,7 +77,7 @@ def page_player(storage: dict[str, str]) -> str:
 
 def test_the_standings_in_words_and_my_own_profile(browser: Any, live_server: Any) -> None:
     srv = live_server()
-    store = srv.app.state.store
+    store = srv.app.state.deps.store
     storage, token, ana = signed_in_browser(browser, srv.base)
     # Ana's first match, lost against two experto neighbours: μ − 3σ is below 0.
     table = Table(store, "t_words", seats({0: ana}, {1: "experto", 3: "experto"}))

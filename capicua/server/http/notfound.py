@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
 
+from capicua.server.http.errors import HttpError
 from capicua.server.http.static import WebAssets
 
 PAGE = "404.html"
@@ -37,7 +38,7 @@ def preferred_lang(accept_language: str | None) -> str:
             if name.strip() == "q":
                 try:
                     q = float(value)
-                except ValueError:
+                except ValueError:  # a weight that is not a number counts as none (RFC 9110: q=0)
                     q = 0.0
         if q <= 0:
             continue
@@ -52,7 +53,7 @@ def not_found_page(assets: WebAssets) -> Callable[[Request, Exception], Awaitabl
     async def handler(request: Request, exc: Exception) -> Response:
         path = request.url.path
         if path == "/api" or path.startswith("/api/"):
-            return JSONResponse({"error": {"code": "not_found", "message": "no such resource"}}, status_code=404)
+            return HttpError(404, "not_found", "no such resource").response()
         page = assets.snapshot.pages.get(PAGE)
         if path.startswith("/static/") or page is None:
             return PlainTextResponse("not found", status_code=404)

@@ -25,9 +25,9 @@ builds run at once; a request that would wait behind more than
 
 A private table's match is shown to its players and to holders of its own
 link only (:mod:`capicua.server.http.matchaccess`): anyone else gets ``403
-private_match``. Every refusal is a coded error (404 ``unknown_table`` /
-``unknown_match``, 409 ``match_not_over``, 400 ``malformed``, 503
-``unavailable`` / ``busy``).
+private_match``. Every refusal is an :class:`~capicua.server.http.errors.HttpError`
+(404 ``unknown_table`` / ``unknown_match``, 409 ``match_not_over``, 400
+``malformed``, 422 ``bad_record``, 503 ``unavailable`` / ``busy``).
 """
 
 from __future__ import annotations
@@ -41,11 +41,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
 
 from capicua.engine import Match, RecordError, parse_action, replay, rules_from_json
 from capicua.server.http.bigjson import GzipWriter
 from capicua.server.http.compress import takes_gzip
+from capicua.server.http.deps import Deps
+from capicua.server.http.errors import HttpError
 from capicua.server.http.matchaccess import (
     REBUILD_ERRORS,
     Access,
@@ -53,8 +56,7 @@ from capicua.server.http.matchaccess import (
     rebuild_match,
     share_link,
 )
-from capicua.server.http.static import WebAssets
-from capicua.server.http.viewer import TokenError, link_key, viewer
+from capicua.server.http.viewer import link_key, viewer
 from capicua.server.ports import LogUnavailable
 from capicua.table import protocol
 from capicua.table.core import AUTO, AUTOMATIC
@@ -66,22 +68,6 @@ CACHE_BYTES = 32 * 2**20  # gzipped replays kept in memory (a 20-hand match is a
 BUILDS = 1  # replays built at once: pure Python, so more threads add no speed, only waits for the loop
 WAITING = 16  # replays of other matches that may wait for a build slot; more are told to come back
 RETRY_AFTER_S = 2
-
-
-class ReplayError(Exception):
-    """A replay that cannot be served: its protocol code and HTTP status."""
-
-    def __init__(self, code: str, message: str, status: int, field: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.status = status
-        self.field = field
-
-    def body(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": str(self)}
-        if self.field is not None:
-            error["field"] = self.field
-        return {"error": error}
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,30 +92,30 @@ class Built:
 def parse_match_number(raw: str) -> int:
     """A match number: ASCII digits from 1 to :data:`MAX_MATCH` (``²`` and the like refused)."""
     if not raw or len(raw) > len(str(MAX_MATCH)) or not raw.isascii() or not raw.isdigit():
-        raise ReplayError("malformed", f"the match is a number from 1 to {MAX_MATCH}", 400)
+        raise HttpError(400, "malformed", f"the match is a number from 1 to {MAX_MATCH}")
     number = int(raw)
     if not 1 <= number <= MAX_MATCH:
-        raise ReplayError("malformed", f"the match is a number from 1 to {MAX_MATCH}", 400)
+        raise HttpError(400, "malformed", f"the match is a number from 1 to {MAX_MATCH}")
     return number
 
 
 async def finished_record(tables: Any, table_id: str, raw_number: str) -> dict[str, Any]:
     """The record of match ``raw_number`` of table ``table_id``, once that match is over."""
     if not table_id_ok(table_id):
-        raise ReplayError("unknown_table", "no such table", 404)
+        raise HttpError(404, "unknown_table", "no such table")
     number = parse_match_number(raw_number)
     try:
         stored = await tables.log.records(table_id)
     except LogUnavailable as exc:
-        raise ReplayError("unavailable", "the store cannot be read right now", 503) from exc
+        raise HttpError(503, "unavailable", "the store cannot be read right now") from exc
     if stored is None:
-        raise ReplayError("unknown_table", "no such table", 404)
+        raise HttpError(404, "unknown_table", "no such table")
     found = next((m for m in stored if m["number"] == number), None)
     if found is None:
-        raise ReplayError("unknown_match", f"this table has no match {number}", 404)
+        raise HttpError(404, "unknown_match", f"this table has no match {number}")
     record = found.get("record")
     if found.get("status") != "finished" or not isinstance(record, dict) or record.get("result") is None:
-        raise ReplayError("match_not_over", f"match {number} is not over yet", 409)
+        raise HttpError(409, "match_not_over", f"match {number} is not over yet")
     return record
 
 
@@ -138,7 +124,7 @@ async def load_match(tables: Any, table_id: str, raw_number: str) -> StoredMatch
     try:
         entries = await tables.log.load(table_id)
     except LogUnavailable as exc:
-        raise ReplayError("unavailable", "the store cannot be read right now", 503) from exc
+        raise HttpError(503, "unavailable", "the store cannot be read right now") from exc
     return StoredMatch(table_id, parse_match_number(raw_number), record, entries or [])
 
 
@@ -156,7 +142,7 @@ def build_encoded(stored: StoredMatch) -> Built:
     try:
         replay(stored.record)  # every recorded fact re-checked before anything is shown
     except RecordError as exc:
-        raise ReplayError("bad_record", f"the stored record does not replay: {exc}", 422) from exc
+        raise HttpError(422, "bad_record", f"the stored record does not replay: {exc}") from exc
     told = _told_by_the_log(stored.entries, stored.number)
     access = access_of(stored.entries, stored.number, told.players)
     head: dict[str, Any] = {
@@ -229,7 +215,7 @@ def _choices_by(entries: list[dict[str, Any]], number: int) -> list[list[str]]:
 
 def _hands(record: dict[str, Any], told: _Told) -> Iterator[dict[str, Any]]:
     """Every hand of the record, played again by the engine, one at a time: its steps
-    as events frames and its proof. Raises :class:`ReplayError` after the last when
+    as events frames and its proof. Raises :class:`HttpError` after the last when
     the engine's record of the match differs from the stored one."""
     match = Match(rules_from_json(record["rules"]), record["seed"])
     seq = told.first_seq
@@ -248,7 +234,7 @@ def _hands(record: dict[str, Any], told: _Told) -> Iterator[dict[str, Any]]:
             seq = _step(match, events, seq, frames, _attribution(told, who, entry["seat"]))
         yield {"hand": index + 1, "frames": frames, "proof": _proof(record, index + 1)}
     if not _same_json(match.record(), record):
-        raise ReplayError("bad_record", "the replay does not give the stored record", 422)
+        raise HttpError(422, "bad_record", "the replay does not give the stored record")
 
 
 def _start(match: Match, rec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -347,10 +333,9 @@ class Replays:
     ``builds`` at once, then served from :class:`ReplayCache`."""
 
     def __init__(
-        self, tables_of: Callable[[], Any], cache_bytes: int = CACHE_BYTES, builds: int = BUILDS,
-        waiting: int = WAITING,
+        self, tables: Any, cache_bytes: int = CACHE_BYTES, builds: int = BUILDS, waiting: int = WAITING,
     ) -> None:
-        self.tables_of = tables_of
+        self.tables = tables
         self.cache = ReplayCache(cache_bytes)
         self.builds = builds
         self.waiting = waiting
@@ -360,9 +345,9 @@ class Replays:
 
     async def get(self, table_id: str, raw_number: str) -> Built:
         """The replay of match ``raw_number`` of ``table_id``: kept, being built, or built now.
-        Raises :class:`ReplayError`."""
+        Raises :class:`HttpError`."""
         if not table_id_ok(table_id):
-            raise ReplayError("unknown_table", "no such table", 404)
+            raise HttpError(404, "unknown_table", "no such table")
         key = (table_id, parse_match_number(raw_number))
         kept = self.cache.get(key)
         if kept is not None:
@@ -370,7 +355,10 @@ class Replays:
         task = self._building.get(key)
         if task is None:
             if len(self._building) >= self.builds + self.waiting:
-                raise ReplayError("busy", "too many replays are being prepared; try again in a moment", 503)
+                raise HttpError(
+                    503, "busy", "too many replays are being prepared; try again in a moment",
+                    headers={"Retry-After": str(RETRY_AFTER_S)},
+                )
             # A task of its own: a client that goes away does not cancel a build others wait for.
             task = asyncio.get_running_loop().create_task(self._build(key, raw_number), name=f"replay {key}")
             self._building[key] = task
@@ -381,7 +369,7 @@ class Replays:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.builds)
         async with self._slots:
-            stored = await load_match(self.tables_of(), key[0], raw_number)
+            stored = await load_match(self.tables, key[0], raw_number)
             built = await asyncio.to_thread(build_encoded, stored)
         self.built += 1
         return built
@@ -392,40 +380,41 @@ class Replays:
             self.cache.put(key, task.result())
 
 
-def error_response(exc: ReplayError) -> Response:
-    headers = {"Cache-Control": "no-store"}
-    if exc.code == "busy":
-        headers["Retry-After"] = str(RETRY_AFTER_S)
-    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+def routes(deps: Deps) -> list[BaseRoute]:
+    async def replay_api(request: Request) -> Response:
+        return await replay_response(request, deps, request.path_params["table_id"], request.path_params["match_number"])
+
+    async def replay_page(request: Request) -> Response:
+        """The replay page, with the status its match has (the page says why in its own
+        language), its static URLs versioned like every page's (:mod:`capicua.server.http.static`)."""
+        try:
+            await finished_record(deps.tables, request.path_params["table_id"], request.path_params["match_number"])
+            status = 200
+        except HttpError as exc:
+            status = exc.status
+        return await deps.assets.page(request, "replay.html", status)
+
+    return [
+        Route("/api/replay/{table_id}/{match_number}", replay_api),
+        Route("/replay/{table_id}/{match_number}", replay_page),
+    ]
 
 
-async def check_access(request: Request, access: Access) -> None:
+async def check_access(request: Request, access: Access, deps: Deps) -> None:
     """Refuse (403 ``private_match``) a private match to anyone but its players and holders of its link."""
-    try:
-        key = link_key(request)
-    except TokenError as exc:
-        raise ReplayError(exc.code, str(exc), exc.status, exc.field) from None
+    key = link_key(request)
     if not access.private or access.allows(None, key):
         return
-    try:
-        guest = await viewer(request)
-    except TokenError as exc:
-        raise ReplayError(exc.code, str(exc), exc.status, exc.field) from None
+    guest = await viewer(request, deps.guests)
     if not access.allows(guest.player if guest is not None else None, key):
-        raise ReplayError("private_match", "this match was played at a private table: it is for its players", 403)
+        raise HttpError(403, "private_match", "this match was played at a private table: it is for its players")
 
 
-async def replay_response(request: Request, replays: Replays, table_id: str, raw_number: str) -> Response:
+async def replay_response(request: Request, deps: Deps, table_id: str, raw_number: str) -> Response:
     """The answer of ``GET /api/replay/{table_id}/{match_number}``."""
-    try:
-        try:
-            link_key(request)  # a malformed query is refused before anything is read
-        except TokenError as exc:
-            raise ReplayError(exc.code, str(exc), exc.status, exc.field) from None
-        built = await replays.get(table_id, raw_number)
-        await check_access(request, built.access)
-    except ReplayError as exc:
-        return error_response(exc)
+    link_key(request)  # a malformed query is refused before anything is read
+    built = await deps.replays.get(table_id, raw_number)
+    await check_access(request, built.access, deps)
     headers = {
         "Vary": "Accept-Encoding, Authorization",
         # A finished match never changes; a private one stays out of shared caches.
@@ -437,29 +426,3 @@ async def replay_response(request: Request, replays: Replays, table_id: str, raw
         return Response(built.gzipped, media_type="application/json", headers=headers)
     plain = await asyncio.to_thread(gzip.decompress, built.gzipped)
     return Response(plain, media_type="application/json", headers=headers)
-
-
-def api_endpoint(replays: Replays) -> Callable[[Request], Any]:
-    """The endpoint of ``GET /api/replay/{table_id}/{match_number}``."""
-
-    async def endpoint(request: Request) -> Response:
-        return await replay_response(
-            request, replays, request.path_params["table_id"], request.path_params["match_number"]
-        )
-
-    return endpoint
-
-
-def page_endpoint(tables_of: Callable[[], Any], assets: WebAssets) -> Callable[[Request], Any]:
-    """The replay page, with the status its match has (the page says why in its own
-    language), its static URLs versioned like every page's (:mod:`capicua.server.http.static`)."""
-
-    async def endpoint(request: Request) -> Response:
-        try:
-            await finished_record(tables_of(), request.path_params["table_id"], request.path_params["match_number"])
-            status = 200
-        except ReplayError as exc:
-            status = exc.status
-        return await assets.page(request, "replay.html", status)
-
-    return endpoint

@@ -31,9 +31,13 @@ from pathlib import Path
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
 
 from capicua.server.http.compress import takes_gzip
+from capicua.server.http.deps import Deps
 
+PAGES = {"/": "index.html", "/t/{table_id}": "table.html", "/rules": "rules.html", "/vocab": "vocab.html",
+         "/verify": "verify.html", "/leaderboard": "leaderboard.html", "/player/{player_id}": "player.html"}
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 GZIP_MIN = 256  # bytes: smaller files go as they are (gzip's header would eat the gain)
@@ -236,3 +240,20 @@ class WebAssets:
         if asset is None:
             raise HTTPException(status_code=404)
         return asset.response(request, REVALIDATE)
+
+
+def routes(deps: Deps) -> list[BaseRoute]:
+    """The pages (:data:`PAGES`; the replay's is :mod:`capicua.server.http.replay`'s) and the static files."""
+    assets = deps.assets
+
+    def page(path: str, name: str) -> Route:
+        async def endpoint(request: Request) -> Response:
+            return await assets.page(request, name)
+
+        return Route(path, endpoint)
+
+    return [
+        *(page(path, name) for path, name in PAGES.items()),
+        Route("/static/v/{version}/{path:path}", assets.versioned),
+        Route("/static/{path:path}", assets.unversioned),
+    ]

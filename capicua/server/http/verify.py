@@ -10,9 +10,11 @@ Two forms (docs/protocol.md, "Fair deals"):
 * ``?table=ID&hand=N`` verifies a finished hand of a table from its match
   record, against the hash the table published before the deal.
 
-Every bad query is a coded error (400 ``malformed`` / ``bad_rules``, 404
-``unknown_table``, 409 ``hand_not_over``, 422 ``no_deal``), never a 500. The
-recomputation runs in a worker thread, so the event loop never waits for it.
+Every bad query is an :class:`~capicua.server.http.errors.HttpError` (400
+``malformed`` / ``bad_rules``, 404 ``unknown_table``, 409 ``hand_not_over``, 422
+``no_deal``), never a 500: :mod:`capicua.table.fairness` raises its own errors,
+which :func:`http_error` gives their statuses. The recomputation runs in a
+worker thread, so the event loop never waits for it.
 """
 
 from __future__ import annotations
@@ -21,8 +23,14 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
 from capicua.engine import RulesError
-from capicua.table.fairness import VerifyError, verify_deal, verify_record_hand
+from capicua.server.http.deps import Deps
+from capicua.server.http.errors import HttpError
+from capicua.table.fairness import HandNotOver, NoDeal, VerifyError, verify_deal, verify_record_hand
 from capicua.table.jsonsafe import loads as safe_loads
 from capicua.table.options import table_rules
 from capicua.table.protocol import table_id_ok
@@ -31,6 +39,23 @@ MAX_HAND = 10_000  # no match lasts this many hands; 5 digits at most
 MAX_SEED = 200  # revealed seeds are 64 hex digits
 MAX_OPTIONS_TEXT = 2000
 QUERY_KEYS = {"seed", "preset", "options", "hand", "previous", "shown", "table", "match"}
+STATUS: dict[type[Exception], int] = {HandNotOver: 409, NoDeal: 422}  # fairness's errors that are not 400
+
+
+def routes(deps: Deps) -> list[BaseRoute]:
+    async def verify(request: Request) -> Response:
+        return JSONResponse(await answer(deps.tables, request.query_params))
+
+    return [Route("/api/verify", verify)]
+
+
+def http_error(exc: VerifyError | RulesError) -> HttpError:
+    """The answer to a verification :mod:`capicua.table.fairness` or the engine refused."""
+    return HttpError(STATUS.get(type(exc), 400), exc.code, str(exc))
+
+
+def malformed(message: str) -> HttpError:
+    return HttpError(400, "malformed", message)
 
 
 def parse_hand(raw: str | None) -> int:
@@ -38,10 +63,10 @@ def parse_hand(raw: str | None) -> int:
     if raw is None or raw == "":
         return 1
     if len(raw) > len(str(MAX_HAND)) or not raw.isascii() or not raw.isdigit():
-        raise VerifyError("malformed", f"hand is a hand number from 1 to {MAX_HAND}", 400)
+        raise malformed(f"hand is a hand number from 1 to {MAX_HAND}")
     number = int(raw)
     if not 1 <= number <= MAX_HAND:
-        raise VerifyError("malformed", f"hand is a hand number from 1 to {MAX_HAND}", 400)
+        raise malformed(f"hand is a hand number from 1 to {MAX_HAND}")
     return number
 
 
@@ -50,13 +75,13 @@ def parse_options(raw: str | None) -> dict[str, Any]:
     if raw is None or raw == "":
         return {}
     if len(raw) > MAX_OPTIONS_TEXT:
-        raise VerifyError("malformed", "options are too long", 400)
+        raise malformed("options are too long")
     try:
         options = safe_loads(raw)
     except ValueError as exc:
-        raise VerifyError("malformed", "options must be a JSON object", 400) from exc
+        raise malformed("options must be a JSON object") from exc
     if not isinstance(options, dict):
-        raise VerifyError("malformed", "options must be a JSON object", 400)
+        raise malformed("options must be a JSON object")
     return options
 
 
@@ -66,13 +91,13 @@ def parse_shown(raw: str | None) -> list[int]:
         return []
     parts = raw.split(",")
     if len(parts) > 8 or not all(p.isascii() and p.isdigit() and len(p) == 1 for p in parts):
-        raise VerifyError("malformed", "shown lists seat numbers, like 2 or 2,0", 400)
+        raise malformed("shown lists seat numbers, like 2 or 2,0")
     return [int(p) for p in parts]
 
 
 def parse_seed(raw: str | None) -> str:
     if raw is None or not 0 < len(raw) <= MAX_SEED or not raw.isascii() or not raw.isprintable():
-        raise VerifyError("malformed", "give the hand's revealed seed: ?seed=...&preset=... (or ?table=ID&hand=N)", 400)
+        raise malformed("give the hand's revealed seed: ?seed=...&preset=... (or ?table=ID&hand=N)")
     return raw
 
 
@@ -87,7 +112,7 @@ def seed_form(query: Mapping[str, str]) -> Callable[[], dict[str, Any]]:
     try:
         rules = table_rules(preset, options)
     except RulesError as exc:
-        raise VerifyError("bad_rules", str(exc), 400) from exc
+        raise HttpError(400, "bad_rules", str(exc)) from exc
     return lambda: verify_deal(rules.preset, seed, dict(rules.options), hand, previous, shown)
 
 
@@ -103,17 +128,17 @@ async def table_form(tables: Any, query: Mapping[str, str]) -> Callable[[], dict
     hand = parse_hand(query.get("hand"))
     number = parse_hand(query.get("match")) if query.get("match") else None
     if not table_id_ok(table_id):
-        raise VerifyError("unknown_table", "no such table", 404)
+        raise HttpError(404, "unknown_table", "no such table")
     live = tables.live(table_id)
     if live is not None and number in (None, live.core.match_number):
         record = _live_record(live.core.match, hand)
     else:
         stored = await tables.log.records(table_id)
         if stored is None:
-            raise VerifyError("unknown_table", "no such table", 404)
+            raise HttpError(404, "unknown_table", "no such table")
         found = [m for m in stored if number is None or m["number"] == number]
         if not found:
-            raise VerifyError("unknown_table", f"this table has no match {number}", 404)
+            raise HttpError(404, "unknown_table", f"this table has no match {number}")
         record = found[-1]["record"] or {"rules": stored_rules(found[-1]), "hands": []}
     return lambda: verify_record_hand(record, hand)
 
@@ -126,20 +151,18 @@ def _live_record(match: Any, hand: int) -> dict[str, Any]:
     """What :func:`verify_record_hand` needs of a live match for hand ``hand``: the rules,
     the result kinds of the hands before (the opener rule) and that hand's entry."""
     if hand > len(match.hands) or match.hands[hand - 1].result is None:
-        raise VerifyError("hand_not_over", f"hand {hand} is not over: its seed is still secret", 409)
+        raise http_error(HandNotOver(f"hand {hand} is not over: its seed is still secret"))
     before = [{"result": {"kind": h.result["kind"]}} for h in match.hands[: hand - 1]]
     return {"rules": match.rules.to_json(), "hands": [*before, match.hand_record(match.hands[hand - 1])]}
 
 
-async def verify_answer(tables: Any, query: Mapping[str, str]) -> tuple[int, dict[str, Any]]:
-    """``(status, body)`` for a ``/api/verify`` query."""
+async def answer(tables: Any, query: Mapping[str, str]) -> dict[str, Any]:
+    """The answer to a ``/api/verify`` query. Raises :class:`HttpError`."""
+    unknown = sorted(set(query) - QUERY_KEYS)
+    if unknown:
+        raise malformed(f"unknown parameter {unknown[0]!r}")
+    job = await table_form(tables, query) if "table" in query else seed_form(query)
     try:
-        unknown = sorted(set(query) - QUERY_KEYS)
-        if unknown:
-            raise VerifyError("malformed", f"unknown parameter {unknown[0]!r}", 400)
-        job = await table_form(tables, query) if "table" in query else seed_form(query)
-        return 200, await asyncio.to_thread(job)
-    except VerifyError as exc:
-        return exc.status, {"error": {"code": exc.code, "message": str(exc)}}
-    except RulesError as exc:
-        return 400, {"error": {"code": "bad_rules", "message": str(exc)}}
+        return await asyncio.to_thread(job)
+    except (VerifyError, RulesError) as exc:
+        raise http_error(exc) from None

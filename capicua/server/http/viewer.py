@@ -12,58 +12,53 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
-from capicua.server.gateway.identity import Guest, token_ok
+from capicua.server.gateway.identity import Guest, Guests, token_ok
+from capicua.server.http.errors import HttpError
 
 SCHEME = "bearer"
 LINK_KEYS = ("k",)  # the only parameter of a match's replay and analysis
 
 
-class TokenError(Exception):
+def malformed(message: str, field: str) -> HttpError:
     """A request whose token is where it must not be, or not a token (or a bad link key)."""
-
-    def __init__(self, message: str, field: str) -> None:
-        super().__init__(message)
-        self.code = "malformed"
-        self.status = 400
-        self.field = field
+    return HttpError(400, "malformed", message, field)
 
 
 def bearer_token(request: Request) -> str | None:
     """The token of ``Authorization: Bearer TOKEN``, or None without the header.
 
-    Raises :class:`TokenError` for a token in the query string or a header that
+    Raises :class:`HttpError` for a token in the query string or a header that
     is not a bearer token of 1–200 characters."""
     if "token" in request.query_params:
-        raise TokenError("the token goes in the Authorization header, never in the address", "token")
+        raise malformed("the token goes in the Authorization header, never in the address", "token")
     raw = request.headers.get("authorization")
     if raw is None:
         return None
     scheme, _, token = raw.strip().partition(" ")
     token = token.strip()
     if scheme.lower() != SCHEME or not token_ok(token):
-        raise TokenError("Authorization is 'Bearer TOKEN', the token this browser was given", "authorization")
+        raise malformed("Authorization is 'Bearer TOKEN', the token this browser was given", "authorization")
     return token
 
 
-async def viewer(request: Request) -> Guest | None:
+async def viewer(request: Request, guests: Guests) -> Guest | None:
     """The guest whose token the request carries (None without one, or for a token
-    no guest has). Raises :class:`TokenError` as :func:`bearer_token` does."""
+    no guest has). Raises :class:`HttpError` as :func:`bearer_token` does."""
     token = bearer_token(request)
     if token is None:
         return None
-    found: Guest | None = await request.app.state.guests.find(token)
-    return found
+    return await guests.find(token)
 
 
 def link_key(request: Request) -> str | None:
     """The ``k`` of a private match's own link (None without one). Raises
-    :class:`TokenError` for a token in the query, another parameter or ``k`` twice."""
+    :class:`HttpError` for a token in the query, another parameter or ``k`` twice."""
     for name in request.query_params:
         if name == "token":
-            raise TokenError("the token goes in the Authorization header, never in the address", "token")
+            raise malformed("the token goes in the Authorization header, never in the address", "token")
         if name not in LINK_KEYS:
-            raise TokenError(f"unknown parameter {name}", name)
+            raise malformed(f"unknown parameter {name}", name)
     keys = request.query_params.getlist("k")
     if len(keys) > 1:
-        raise TokenError("k is given more than once", "k")
+        raise malformed("k is given more than once", "k")
     return keys[0] if keys else None
