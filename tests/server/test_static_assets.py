@@ -28,6 +28,7 @@ from capicua.server.http.static import (
     read_folder,
     versioned_page,
     without_css_comments,
+    without_js_comments,
 )
 
 with warnings.catch_warnings():  # Starlette would rather have httpx2, which is not a dependency
@@ -69,17 +70,20 @@ def test_every_page_names_only_versioned_static_urls_and_each_resolves_immutable
             expected = file.read_bytes()
             if file.suffix == ".css":
                 expected = without_css_comments(expected.decode()).encode()
+            elif file.suffix == ".js":
+                expected = without_js_comments(expected.decode()).encode()
             assert asset.content == expected, url
 
 
 def test_every_module_import_resolves_under_the_version(client: Any, version: str) -> None:
     """Relative imports resolve against the importing module's URL: under the version
     prefix, the whole import graph is versioned. Every import names a file that is served."""
-    js = sorted((WEB / "js").glob("*.js"))
+    js = sorted((WEB / "js").rglob("*.js"))
     seen = 0
     for module in js:
+        folder = Path("/") / module.parent.relative_to(WEB)
         for spec in IMPORT.findall(module.read_text()):
-            target = (Path("/js") / spec).resolve().as_posix() if spec.startswith("../") else f"/js/{spec[2:]}"
+            target = (folder / spec).resolve().as_posix()
             r = client.get(f"/static/v/{version}{target}")
             assert r.status_code == 200 and r.headers["cache-control"] == IMMUTABLE, (module.name, spec)
             seen += 1
@@ -87,7 +91,7 @@ def test_every_module_import_resolves_under_the_version(client: Any, version: st
 
 
 def test_a_page_and_an_unversioned_file_are_revalidated_with_an_etag(client: Any) -> None:
-    for path in ("/t/t_abc", "/static/js/table.js", "/static/table.html"):
+    for path in ("/t/t_abc", "/static/js/board.js", "/static/table.html"):
         first = client.get(path)
         assert first.status_code == 200 and first.headers["cache-control"] == "no-cache", path
         again = client.get(path, headers={"If-None-Match": first.headers["etag"]})
@@ -98,8 +102,8 @@ def test_a_page_and_an_unversioned_file_are_revalidated_with_an_etag(client: Any
 
 
 def test_static_files_are_gzipped_for_a_client_that_takes_gzip(client: Any, version: str) -> None:
-    raw = (WEB / "js" / "table.js").read_bytes()
-    url = f"/static/v/{version}/js/table.js"
+    raw = without_js_comments((WEB / "js" / "board.js").read_text()).encode()
+    url = f"/static/v/{version}/js/board.js"
     packed = client.get(url, headers={"Accept-Encoding": "gzip"})
     assert packed.headers["content-encoding"] == "gzip" and packed.headers["vary"] == "Accept-Encoding"
     assert packed.content == raw  # httpx undid the gzip
@@ -113,7 +117,7 @@ def test_static_files_are_gzipped_for_a_client_that_takes_gzip(client: Any, vers
 
 
 def test_another_version_is_served_but_not_kept_and_unknown_files_are_404(client: Any) -> None:
-    r = client.get("/static/v/0123456789ab/js/table.js")
+    r = client.get("/static/v/0123456789ab/js/board.js")
     assert r.status_code == 200 and r.headers["cache-control"] == "no-cache"
     version = re.search(r"/static/v/([0-9a-f]+)/", client.get("/").text)
     assert version
@@ -136,12 +140,12 @@ def test_the_version_follows_the_files_and_a_page_load_picks_up_a_change(tmp_pat
 
     app = TestClient(create_app(database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", web_dir=web))
     first = app.get("/t/t_abc").text
-    (web / "js" / "dom.js").write_text((web / "js" / "dom.js").read_text() + "\n// changed again\n")
+    (web / "js" / "dom.js").write_text((web / "js" / "dom.js").read_text() + "\nexport const changedAgain = 1;\n")
     monkeypatch.setattr(static, "CHECK_EVERY_S", 0.0)
     second = app.get("/t/t_abc").text
     assert first != second and "/static/v/" in second
     version = re.search(r"/static/v/([0-9a-f]+)/", second)
-    assert version and app.get(f"/static/v/{version.group(1)}/js/dom.js").text.endswith("// changed again\n")
+    assert version and app.get(f"/static/v/{version.group(1)}/js/dom.js").text.endswith("changedAgain = 1;\n")
 
 
 def test_style_sheets_go_without_comments_and_keep_their_lines_and_strings() -> None:
@@ -151,6 +155,36 @@ def test_style_sheets_go_without_comments_and_keep_their_lines_and_strings() -> 
     served = without_css_comments(real)
     assert served.count("\n") == real.count("\n") and "/*" not in served.replace('"/*', "")
     assert len(gzip.compress(served.encode(), 9)) < 0.9 * len(gzip.compress(real.encode(), 9))
+
+
+def test_scripts_go_without_comments_and_keep_their_lines_strings_templates_and_regexps() -> None:
+    js = ("a = b / c; // x\nd = /['`\"]/g.test(e) /* y */ ? 1 : 2;\n"
+          "const s = `line\n// kept ${a /* c */ + `in ${'}'} //x`} /* kept */`;\n"
+          "return/* x */value; x = '/* kept */' + \"// kept\" + /[/]\\/\\/*/.source;\n/**\n * doc\n */\nf();")
+    assert without_js_comments(js) == (
+        "a = b / c;\nd = /['`\"]/g.test(e) ? 1 : 2;\n"
+        "const s = `line\n// kept ${a + `in ${'}'} //x`} /* kept */`;\n"
+        "return value; x = '/* kept */' + \"// kept\" + /[/]\\/\\/*/.source;\n\n\n\nf();")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node to parse the scripts")
+def test_every_script_served_without_comments_still_parses_and_is_smaller(tmp_path: Path) -> None:
+    """Every module of the web folder, as served, is a module that node parses, with the
+    source's line numbers; its gzip is smaller than the source's."""
+    import subprocess
+
+    scripts = sorted((WEB / "js").rglob("*.js"))
+    for script in scripts:
+        source = script.read_text()
+        served = without_js_comments(source)
+        assert served.count("\n") == source.count("\n") and without_js_comments(served) == served, script
+        copy = tmp_path / (script.stem + ".mjs")
+        copy.write_text(served)
+        check = subprocess.run(["node", "--check", str(copy)], capture_output=True, text=True)
+        assert check.returncode == 0, (script, check.stderr)
+    source_gz = sum(len(gzip.compress(p.read_bytes(), 9)) for p in scripts)
+    served_gz = sum(len(gzip.compress(without_js_comments(p.read_text()).encode(), 9)) for p in scripts)
+    assert served_gz < 0.85 * source_gz, (served_gz, source_gz)
 
 
 def test_versioned_page_rewrites_only_static_src_and_href() -> None:

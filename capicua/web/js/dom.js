@@ -24,3 +24,8 @@ export const h = (tag, attrs = {}, ...kids) => dress(document.createElement(tag)
 
 /** An SVG element, the same way. */
 export const s = (tag, attrs = {}, ...kids) => dress(document.createElementNS(SVG, tag), attrs, kids);
+
+/** Replace an element's children, skipping null/undefined/false. */
+export function fill(el, ...kids) {
+  el.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined && k !== false));
+}

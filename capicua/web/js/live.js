@@ -1,6 +1,6 @@
-// The live table (/t/{id}): the table's renderer (table.js) fed by the websocket.
+// The live table (/t/{id}): the table's renderer (table/main.js) fed by the websocket.
 
-import { mountTable } from './table.js';
+import { mountTable } from './table/main.js';
 import { Connection } from './net.js';
 
 mountTable((handlers) => new Connection(handlers));

@@ -1,5 +1,5 @@
 // The replay page: /replay/{table}/{match}[#h3m12]. A finished match, hand by
-// hand and move by move, drawn by the live table's own renderer (table.js):
+// hand and move by move, drawn by the live table's own renderer (table/main.js):
 // this page asks GET /api/replay for the match's frames (the server replays
 // the stored record with the engine: docs/protocol.md, "Replay") and feeds
 // them to the renderer in place of a websocket — an `events` frame to step
@@ -253,7 +253,7 @@ function costliestBySteps(hi) {
   return marks;
 }
 
-/** The experto's moves to draw on the board now (table.js asks at every drawing): at the step a costly choice was made from. */
+/** The experto's moves to draw on the board now (table/board.js asks at every drawing): at the step a costly choice was made from. */
 function ghostsNow() {
   if (R.settling || !R.data) return [];
   return costlyDecisions(R.hand)
@@ -545,7 +545,7 @@ async function boot() {
   document.querySelector('.board-wrap').append(h('div', { class: 'rp-coach', id: 'rp-coach', 'data-testid': 'replay-coach', role: 'status', hidden: true }));
   wireControls();
   // The renderer's module wires the table's elements as it loads: only once they are in the page.
-  const { mountTable } = await import('./table.js');
+  const { mountTable } = await import('./table/main.js');
   mountTable(replaySource, { tableId, replay: { match: R.data.match, ghosts: ghostsNow } });
   loadAnalysis();
   hashSeeds();
