@@ -2,6 +2,13 @@
 redeals and its opener: a random seat, or the highest double's holder), each
 played to the end of the hand. This is what ``capicua bench`` times.
 
+For the benchmark and the tests only: no bot plays a fresh deal, so no bot
+worker imports this module or compiles it (:func:`capicua.bots.kernel.warmup.warmup`
+leaves it out; ``capicua bench`` calls :func:`warmup`). Its deal restates the
+engine's for speed (numba); ``tests/bots/test_fresh_deals.py`` holds it to
+:mod:`capicua.engine.deal` (the deals the rules void, the opener, the
+required opening tile).
+
 ``random_hands(R, n, seed, p=0.0)`` -> int64 (n, RESULT_COLS), the
 heaviest-tile policy; ``random_hands_smart(R, n, seed, q, weights, soft)``
 the scored policies, each team with its own row of ``weights`` (duplicate
@@ -10,6 +17,7 @@ deals: the deals depend on the seed only).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -136,3 +144,15 @@ def _fresh_deals(R: np.ndarray, n: int, seed: int, rollout: Rollout) -> np.ndarr
         out, *scratch(int(R[P_PLAYERS])),
     )
     return out
+
+
+def warmup() -> float:
+    """Compile (or load from numba's cache) both runners; returns the seconds it took."""
+    from capicua.bots.kernel.params import kernel_rules
+    from capicua.engine import make_rules
+
+    t0 = time.perf_counter()
+    R = kernel_rules(make_rules("cubano"))
+    random_hands(R, 2, 1)
+    random_hands_smart(R, 2, 1)
+    return time.perf_counter() - t0

@@ -1,7 +1,7 @@
 """Compile (or load from numba's cache) the kernel's jitted functions, once
 per process, so that no decision pays for it (a bot worker calls
-:func:`warmup` at start; ``capicua bench`` times :func:`warmup_playouts` with
-an empty cache: the cold compile).
+:func:`warmup` at start; ``capicua bench`` times :func:`warmup_playouts` and
+the fresh deals' own warm-up with an empty cache: the cold compile).
 """
 
 from __future__ import annotations
@@ -12,18 +12,16 @@ import numpy as np
 
 from capicua.bots.kernel import mixing, playlik, sampler
 from capicua.bots.kernel.evaluate import evaluate_moves, evaluate_moves_smart
-from capicua.bots.kernel.fresh_deals import random_hands, random_hands_smart
 from capicua.bots.kernel.params import kernel_rules
 from capicua.bots.kernel.playout import playout_batch, playout_batch_smart
 from capicua.engine import make_rules
 
 
 def warmup_playouts() -> float:
-    """The playouts: the batch, the move evaluator, the fresh deals; returns the seconds it took."""
+    """The playouts the bots run: the batch and the move evaluator; returns the seconds it took.
+    (The fresh deals are the benchmark's: :func:`capicua.bots.kernel.fresh_deals.warmup`.)"""
     t0 = time.perf_counter()
     R = kernel_rules(make_rules("cubano"))
-    random_hands(R, 2, 1)
-    random_hands_smart(R, 2, 1)
     hands = np.zeros(4, dtype=np.int64)
     hands[0] = 1
     table = np.array([-1, -1, 0, 0, 0], dtype=np.int64)
