@@ -3,7 +3,7 @@ read for ``GET /api/analysis/{table_id}/{match_number}`` (docs/analysis.md; the
 route is :mod:`capicua.server.http.analysis`).
 
 :class:`Analyst` takes the hands that ended (the table shell tells it, through
-``Tables.on_hand_end``) and analyses them one at a time, each hand as one job of
+its :class:`~capicua.server.ports.HandEnds` port) and analyses them one at a time, each hand as one job of
 the analysis pool (capicua.server.app.analysis_executor: a worker at the lowest
 CPU priority, apart from the neighbours' pool): the record is read and replayed,
 each decision searched, and the result written to the store, all in the worker. Nothing of it runs on the

@@ -176,20 +176,21 @@ def create_app(
         own_executor = executor is None
         # A pool of its own is replaced when a worker dies (capicua.server.adapters.botpool.RenewingPool).
         pool = RenewingPool(default_executor, "bots") if executor is None else executor
-        event_log = StandingsLog(store)
+        event_log = StandingsLog(store)  # the log, its matches' records and the standings: one store
         guest_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="capicua-guests")
-        tables = Tables(
-            event_log, LocalBus(), LoopClock(), PoolBots(pool, bot_delay, bot_deadline),
-            CoreConfig(auto_next_ms=next_ms), idle_ms=int(idle_s * 1000),
-        )
-        guests = Guests(store, guest_threads)
         # Tests hand in one pool for everything; a server of its own analyses apart.
         analysis_pool = RenewingPool(analysis_executor, "analysis") if own_executor else pool
         analyst = Analyst(store, analysis_pool, duty=ANALYSIS_DUTY if own_executor else 1.0)
-        tables.on_hand_end = analyst.hand_ended
+        bus = LocalBus()
+        # Every port typed (capicua.server.ports): mypy proves each adapter fits.
+        tables = Tables(
+            event_log, bus, LoopClock(), PoolBots(pool, bot_delay, bot_deadline),
+            CoreConfig(auto_next_ms=next_ms), idle_ms=int(idle_s * 1000), standings=event_log, hand_ends=analyst,
+        )
+        guests = Guests(store, guest_threads)
         deps.store, deps.tables, deps.guests, deps.analyst = store, tables, guests, analyst
         deps.replays = Replays(tables)  # built off the loop, kept while the app runs
-        deps.sockets = Sockets(tables, guests, limits)
+        deps.sockets = Sockets(tables, bus, guests, limits)
         deps.health = lambda: {"bots": pool_state(pool), "analysis": pool_state(analysis_pool)}
         # The running parts, for whoever holds the app (the tests reach the store and the loop so).
         app.state.deps = deps

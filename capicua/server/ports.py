@@ -1,13 +1,26 @@
-"""The ports of the table shell: narrow interfaces to the world outside a table.
+"""Every port of the server: the narrow interfaces between a table's owner, the
+socket tier and the world outside them. Each is a :class:`typing.Protocol`; the
+adapters implement them, and the composition root (:mod:`capicua.server.app`)
+hands each part the ports it uses, typed, so mypy proves every adapter fits.
 
 - :class:`EventLog` stores table logs: fenced appends (the caller names how
   many entries it has seen; a stale append is refused) and loads.
-- :class:`Bus` carries frames to the sockets of an audience of a table.
+- :class:`MatchRecords` reads the records of a table's matches, as its appends stored them.
+- :class:`Bus` carries a table's messages to the sockets of an audience
+  (:data:`~capicua.table.protocol.ToGateway`: frames, what a socket hears, owner changes).
+- :class:`TableRouter` is how the socket tier reaches a table: where it lives,
+  and the :data:`~capicua.table.protocol.ToTable` messages for it.
 - :class:`Clock` tells the time and fires timers.
 - :class:`BotPool` asks bots for moves, off the event loop.
+- :class:`Standings` tells a table its guests' levels and what a finished match gave them.
+- :class:`HandEnds` is told every hand that ended at a table with players (the experto's analysis).
 
-Each has an in-process implementation (:mod:`capicua.server.adapters.memory`); a
-cluster puts PostgreSQL and Redis behind the same interfaces.
+In-process implementations: :mod:`capicua.server.adapters.memory` (log, bus,
+clock), :mod:`capicua.server.adapters.sql` (the log and records in the SQL
+store), :mod:`capicua.server.adapters.honours` (standings),
+:mod:`capicua.server.adapters.botpool` (bots), :class:`capicua.server.registry.Tables`
+(the router), :class:`capicua.server.analyst.Analyst` (hand ends). A cluster puts
+PostgreSQL and Redis behind the same interfaces.
 """
 
 from __future__ import annotations
@@ -17,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from capicua.table.log import Projection
+from capicua.table.protocol import Route, ToGateway, ToTable
 
 
 class StaleAppend(Exception):
@@ -25,6 +39,9 @@ class StaleAppend(Exception):
 
 class LogUnavailable(Exception):
     """The log cannot be written now (read-only or full disk, a lost database)."""
+
+
+RETRY_S = (0.5, 1.0, 2.0, 5.0)  # waits between attempts while the store cannot be read or written
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,16 +80,37 @@ class EventLog(Protocol):
         """False while the last write failed."""
 
 
+class MatchRecords(Protocol):
+    async def records(self, table_id: str) -> list[dict[str, Any]] | None:
+        """Every match of the table, in order: ``{"number", "status", "scores", "record",
+        "preset", "options"}`` (``record``: ``None`` before the match's first hand ends;
+        the result: ``None`` for no such table). Raises :class:`LogUnavailable`."""
+
+
 class Subscription(Protocol):
     def close(self) -> None: ...
 
 
 class Bus(Protocol):
-    def subscribe(self, table_id: str, audiences: tuple[str, ...], sink: Callable[[str], None]) -> Subscription:
-        """``sink(text)`` receives every frame published to one of ``audiences`` of the table
-        (and to its ``all`` audience)."""
+    def subscribe(
+        self, table_id: str, audiences: tuple[str, ...], sink: Callable[[ToGateway], None]
+    ) -> Subscription:
+        """``sink(message)`` receives every message published to one of ``audiences`` of
+        the table (and to its ``all`` audience)."""
 
-    def publish(self, table_id: str, audience: str, text: str) -> None: ...
+    def publish(self, table_id: str, audience: str, message: ToGateway) -> None: ...
+
+
+class TableRouter(Protocol):
+    """The socket tier's only way to a table: it never holds one, nor reads its state."""
+
+    async def route(self, table_id: str) -> Route | None:
+        """Where the table lives (an owner loads it when no process runs it); ``None``:
+        no such table. Raises :class:`LogUnavailable`."""
+
+    def send(self, route: Route, message: ToTable) -> None:
+        """Deliver ``message`` to the table ``route`` names. A table its owner no longer
+        runs answers the message's socket :class:`~capicua.table.protocol.OwnerChanged`."""
 
 
 class TimerHandle(Protocol):
@@ -92,3 +130,19 @@ class BotPool(Protocol):
         """Ask a bot for its action in ``view``; ``answer`` gets the action (JSON) on the
         loop later, or ``{}`` when the bot failed or took too long. Cancelling the
         handle means no answer."""
+
+
+class Standings(Protocol):
+    """What the standings say of a table's guests (shown at the table, docs/protocol.md)."""
+
+    async def honours(self, table_id: str, match_number: int) -> list[dict[str, Any]]:
+        """Per seat that rose a level or earned an achievement in that match (stored with
+        its end): ``{"seat", "level_up", "achievements"}``. Raises :class:`LogUnavailable`."""
+
+    async def levels(self, players: list[str]) -> dict[str, dict[str, Any]]:
+        """Each guest's level, ``{"number", "name", "name_en"}``. Raises :class:`LogUnavailable`."""
+
+
+class HandEnds(Protocol):
+    def hand_ended(self, table_id: str, match_number: int, hand: int) -> None:
+        """Hand ``hand`` of match ``match_number`` of a table with players ended and is stored."""

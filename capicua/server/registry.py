@@ -7,6 +7,10 @@ the next hello (or any lookup that needs it live) loads it again from its log,
 exactly as it was. Nothing is rebuilt at startup: a restarted server loads each
 table when its first player comes back. A load reads the log and replays it in
 worker threads: one long log never stalls the other tables.
+
+It is the socket tier's :class:`~capicua.server.ports.TableRouter`: a socket
+asks where a table lives (:meth:`Tables.route`) and sends it messages
+(:meth:`Tables.send`); in one process every table lives here.
 """
 
 from __future__ import annotations
@@ -15,13 +19,13 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Callable
 from typing import Any
 
-from capicua.server.ports import BotPool, Bus, Clock, EventLog
+from capicua.server.ports import BotPool, Bus, Clock, EventLog, HandEnds, Standings
 from capicua.server.shell import TableShell
 from capicua.table.core import CoreConfig, Reopen, TableCore
 from capicua.table.log import DEFAULT_GRACE, DEFAULT_TURN_TIMER, open_entry
+from capicua.table.protocol import OwnerChanged, Route, ToTable, conn_audience
 
 log = logging.getLogger("capicua.tables")
 
@@ -40,6 +44,8 @@ class Tables:
         bots: BotPool,
         config: CoreConfig | None = None,
         idle_ms: int = 10 * 60_000,
+        standings: Standings | None = None,
+        hand_ends: HandEnds | None = None,
     ) -> None:
         self.log = event_log
         self.bus = bus
@@ -49,13 +55,10 @@ class Tables:
         self.idle_ms = idle_ms
         self.shells: dict[str, TableShell] = {}
         self._loading: dict[str, asyncio.Future[TableShell | None]] = {}
-        self._next_conn = 0
         self._sweeper: asyncio.Task[None] | None = None
-        self.on_hand_end: Callable[[str, int, int], None] | None = None  # given to every shell
-
-    def new_conn_id(self) -> int:
-        self._next_conn += 1
-        return self._next_conn
+        self.standings = standings  # given to every shell
+        self.hand_ends = hand_ends  # given to every shell
+        self.owner = "o_" + secrets.token_hex(6)  # this process, as the owner a Route names
 
     # ------------------------------------------------------------ opening
 
@@ -82,8 +85,9 @@ class Tables:
         return self._run(core, 1)
 
     def _run(self, core: TableCore, stored: int) -> TableShell:
-        shell = TableShell(core, stored, self.log, self.bus, self.clock, self.bots, self.forget)
-        shell.on_hand_end = self.on_hand_end
+        shell = TableShell(
+            core, stored, self.log, self.bus, self.clock, self.bots, self.forget, self.standings, self.hand_ends,
+        )
         self.shells[core.id] = shell
         shell.start()
         shell.post(Reopen())
@@ -93,6 +97,20 @@ class Tables:
 
     def live(self, table_id: str) -> TableShell | None:
         return self.shells.get(table_id)
+
+    async def route(self, table_id: str) -> Route | None:
+        """Where the table lives: here, loaded when it is not in memory (``None``: no such table)."""
+        shell = await self.get(table_id)
+        return None if shell is None else Route(table_id, self.owner)
+
+    def send(self, route: Route, message: ToTable) -> None:
+        """Deliver a socket's message to the table. One that stopped since the socket found
+        it (a fault, a stale copy) is not here: the socket is told its owner changed."""
+        shell = self.shells.get(route.table) if route.owner == self.owner else None
+        if shell is None:
+            self.bus.publish(route.table, conn_audience(message.conn), OwnerChanged(route.table, None))
+            return
+        shell.receive(message)
 
     async def get(self, table_id: str) -> TableShell | None:
         """The running table, loaded from its log when it is not in memory."""

@@ -8,11 +8,17 @@ time and, for each, in this order:
    (a stale append stops this copy of the table); while the log cannot be
    written the table is *paused*: it says so to everyone, keeps the change
    unsent and unsaid, and retries until the store is back;
-3. publishes the frames through the bus (never before step 2 succeeded);
+3. tells each socket whose audience changed what it hears now (a
+   :class:`~capicua.table.protocol.Hears` to ``conn:ID``), and publishes the
+   frames through the bus (never before step 2 succeeded);
 4. runs the effects: asks the bot pool, starts and cancels timers.
 
-A bug in the core stops this table only: its sockets are told to reload and
-the next hello loads it again from its log.
+The socket tier reaches a table only by :meth:`TableShell.receive` (through
+:class:`capicua.server.registry.Tables`, the router) and hears it only on the
+bus: the shell holds no socket, and no socket reads the shell.
+
+A bug in the core stops this table only: its sockets are told to reload (and
+that the table left its owner) and the next hello loads it again from its log.
 """
 
 from __future__ import annotations
@@ -24,20 +30,20 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from capicua.server.adapters.honours import HonoursSource, LevelSource
 from capicua.server.ports import (
+    RETRY_S,
     BotPool,
     Bus,
     Clock,
     EventLog,
+    HandEnds,
     LogUnavailable,
     StaleAppend,
-    Subscription,
+    Standings,
     TimerHandle,
 )
 from capicua.table import protocol
 from capicua.table.core import (
-    PUBLIC,
     AskBot,
     BotAnswer,
     CancelTimer,
@@ -47,13 +53,24 @@ from capicua.table.core import (
     StartTimer,
     TableCore,
     TimerFired,
+)
+from capicua.table.protocol import (
+    ALL,
+    PUBLIC,
+    Code,
+    ConnId,
+    Frame,
+    FromConn,
+    Hears,
+    Join,
+    Leave,
+    OwnerChanged,
+    ToTable,
     conn_audience,
     seat_audience,
 )
-from capicua.table.protocol import Code, FromConn, Join, Leave
 
 log = logging.getLogger("capicua.tables")
-RETRY_S = (0.5, 1.0, 2.0, 5.0)  # waits between attempts while the store cannot be written
 
 
 def dumps(frame: dict[str, Any]) -> str:
@@ -72,6 +89,8 @@ class TableShell:
         clock: Clock,
         bots: BotPool,
         on_stop: Callable[[TableShell], None],
+        standings: Standings | None = None,
+        hand_ends: HandEnds | None = None,
     ) -> None:
         self.core = core
         self.id = core.id
@@ -81,6 +100,10 @@ class TableShell:
         self.clock = clock
         self.bots = bots
         self.on_stop = on_stop
+        self.standings = standings  # None: no standings (a log in memory): no honours, no levels
+        # Told (table, match number, hand number) once a hand of a table with players
+        # has ended and is stored: the experto's analysis (capicua.server.analyst).
+        self.hand_ends = hand_ends
         self.inbox: asyncio.Queue[Command] = asyncio.Queue()
         self.paused = False
         self.stopped = False
@@ -88,11 +111,9 @@ class TableShell:
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, TimerHandle] = {}
         self._bot_tasks: set[TimerHandle] = set()  # bots asked, not answered yet
-        self._subs: dict[int, tuple[str | None, Subscription | None, Callable[[str], None]]] = {}
-        self._closers: dict[int, Callable[[], None]] = {}  # how to close each socket the table refuses
-        # Told (table, match number, hand number) once a hand of a table with players
-        # has ended and is stored: the experto's analysis (capicua.server.analyst).
-        self.on_hand_end: Callable[[str, int, int], None] | None = None
+        # Every socket that said hello here and has not left, and the audience it was
+        # told it hears besides its own (None: not told yet).
+        self._heard: dict[ConnId, str | None] = {}
         self._hand_told: tuple[int, int] | None = None
         self._levels_asked: set[tuple[int, str]] = set()  # (seat, player) whose level was asked
         self._level_reads: set[asyncio.Task[None]] = set()
@@ -106,19 +127,31 @@ class TableShell:
         if not self.stopped:
             self.inbox.put_nowait(cmd)
 
-    def attach(self, conn: int, sink: Callable[[str], None], close: Callable[[], None] | None = None) -> None:
-        """Let socket ``conn`` receive its own frames (before its hello is handled);
-        ``close`` closes the socket when the table refuses its hello (``too_many``)."""
-        sub = self.bus.subscribe(self.id, (conn_audience(conn),), sink)
-        self._subs[conn] = (None, sub, sink)
-        if close is not None:
-            self._closers[conn] = close
-        self.idle_since = None
+    def receive(self, message: ToTable) -> None:
+        """A message of the socket tier. The socket already hears ``conn:ID``. While the
+        table is paused a hello is told so at once (its welcome waits until the table
+        can save) and an intent is refused at once."""
+        if self.stopped:
+            return
+        if isinstance(message, Join):
+            self._heard.setdefault(message.conn, None)
+            self.idle_since = None
+            if self.paused:
+                self._send(conn_audience(message.conn), protocol.paused_frame(True))
+        elif isinstance(message, FromConn) and self.paused:
+            frame = protocol.error_frame(Code.PAUSED, "the table cannot save right now; try again", self.core.seq)
+            self._send(conn_audience(message.conn), frame)
+            return
+        self.post(message)
 
     def conns(self) -> int:
-        return len(self._subs)
+        """Sockets that said hello here and have not left."""
+        return len(self._heard)
 
     async def stop(self) -> None:
+        if not self.stopped:
+            # Its sockets stop hearing it; what they say next is answered by their gateway.
+            self.bus.publish(self.id, ALL, OwnerChanged(self.id, None))
         self.stopped = True
         for handle in self._timers.values():
             handle.cancel()
@@ -131,10 +164,7 @@ class TableShell:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
-        for _, sub, _ in self._subs.values():
-            if sub is not None:
-                sub.close()
-        self._subs.clear()
+        self._heard.clear()
 
     async def _run(self) -> None:
         while not self.stopped:
@@ -159,6 +189,8 @@ class TableShell:
         self._route(cmd)
         self._publish(out)
         self._drop_refused(cmd)
+        if isinstance(cmd, Join | Leave) and not self._heard:
+            self.idle_since = self.clock.now_ms()
         await self._announce_honours(out)
         self._run_effects(out)
         self._tell_hand_end()
@@ -177,56 +209,43 @@ class TableShell:
                 if not self.paused:
                     self.paused = True
                     log.warning("table %s paused: the store cannot be written", self.id)
-                    self._broadcast_direct(protocol.paused_frame(True))
+                    self._send(ALL, protocol.paused_frame(True))
                 await asyncio.sleep(RETRY_S[min(attempt, len(RETRY_S) - 1)])
                 attempt += 1
         self.stored += len(out.entries)
         if self.paused:
             self.paused = False
             log.info("table %s resumed: the store is back", self.id)
-            self._broadcast_direct(protocol.paused_frame(False))
+            self._send(ALL, protocol.paused_frame(False))
 
-    def _broadcast_direct(self, frame: dict[str, Any]) -> None:
-        text = dumps(frame)
-        for conn in list(self._subs):
-            self.bus.publish(self.id, conn_audience(conn), text)
+    def _send(self, audience: str, frame: dict[str, Any]) -> None:
+        self.bus.publish(self.id, audience, Frame(dumps(frame), self.core.seq))
 
     def _route(self, cmd: Command) -> None:
-        """Subscribe each socket to its audience (its seat's, or the spectators')."""
+        """Tell each socket whose audience changed what it hears now (its seat's, or the spectators')."""
         if isinstance(cmd, Leave):
-            self._detach(cmd.conn)
+            self._heard.pop(cmd.conn, None)
             return
-        for conn, (audience, sub, sink) in list(self._subs.items()):
+        for conn, heard in list(self._heard.items()):
             state = self.core.conns.get(conn)
             if state is None:
                 continue
             want = seat_audience(state.seat) if state.seat is not None else PUBLIC
-            if want != audience:
-                if sub is not None:
-                    sub.close()
-                new = self.bus.subscribe(self.id, (conn_audience(conn), want), sink)
-                self._subs[conn] = (want, new, sink)
-
-    def _detach(self, conn: int) -> None:
-        entry = self._subs.pop(conn, None)
-        self._closers.pop(conn, None)
-        if entry is not None and entry[1] is not None:
-            entry[1].close()
-        if not self._subs:
-            self.idle_since = self.clock.now_ms()
+            if want != heard:
+                self._heard[conn] = want
+                self.bus.publish(self.id, conn_audience(conn), Hears(want))
 
     def _drop_refused(self, cmd: Command) -> None:
         """A hello the table refused (its error is sent): the socket leaves the table and closes."""
-        if not isinstance(cmd, Join) or cmd.conn in self.core.conns or cmd.conn not in self._subs:
+        if not isinstance(cmd, Join) or cmd.conn in self.core.conns or cmd.conn not in self._heard:
             return
-        close = self._closers.get(cmd.conn)
-        self._detach(cmd.conn)
-        if close is not None:
-            close()
+        del self._heard[cmd.conn]
+        self.bus.publish(self.id, conn_audience(cmd.conn), Hears(None))
 
     def _publish(self, out: Outcome) -> None:
+        seq = self.core.seq
         for audience, frame in out.frames:
-            self.bus.publish(self.id, audience, dumps(frame))
+            self.bus.publish(self.id, audience, Frame(dumps(frame), seq))
 
     def _run_effects(self, out: Outcome) -> None:
         for eff in out.effects:
@@ -244,31 +263,30 @@ class TableShell:
                     handle.cancel()
 
     def _tell_hand_end(self) -> None:
-        """Call :attr:`on_hand_end` once per ended hand (after it was stored)."""
+        """Tell :attr:`hand_ends` once per ended hand (after it was stored)."""
         m = self.core.match
-        if self.on_hand_end is None or m.phase not in ("hand_over", "match_over") or not m.hands:
+        if self.hand_ends is None or m.phase not in ("hand_over", "match_over") or not m.hands:
             return
         key = (self.core.match_number, len(m.hands))
         if key != self._hand_told and self.core.human_seats():
             self._hand_told = key
-            self.on_hand_end(self.id, *key)
+            self.hand_ends.hand_ended(self.id, *key)
 
     async def _announce_honours(self, out: Outcome) -> None:
         """Once a match's end is stored (its results with it), tell each seat what the
         match gave its guest: an ``honours`` frame per seat that rose a level or earned
         an achievement. A store that cannot be read now costs the announcement only."""
         p = out.projection
-        if p is None or p.status != "finished" or p.record is None or not isinstance(self.log, HonoursSource):
+        if p is None or p.status != "finished" or p.record is None or self.standings is None:
             return
         try:
-            found = await self.log.honours(self.id, p.match_number)
+            found = await self.standings.honours(self.id, p.match_number)
         except LogUnavailable:
             log.warning("table %s: the honours of match %d could not be read", self.id, p.match_number)
             return
         risen = []
         for h in found:
-            frame = protocol.honours_frame(h["seat"], h["level_up"], h["achievements"])
-            self.bus.publish(self.id, seat_audience(h["seat"]), dumps(frame))
+            self._send(seat_audience(h["seat"]), protocol.honours_frame(h["seat"], h["level_up"], h["achievements"]))
             player = self.core.seats[h["seat"]].player
             if h["level_up"] is not None and player is not None:
                 risen.append((h["seat"], player, h["level_up"]))
@@ -278,7 +296,7 @@ class TableShell:
     def _ask_levels(self) -> None:
         """Read the standings' level of each guest newly seated (shown beside their name,
         docs/protocol.md): off the table's turn, told back as a :class:`PlayerLevels`."""
-        if not isinstance(self.log, LevelSource):
+        if self.standings is None:
             return
         seated = {(s.seat, s.player) for s in self.core.seats if s.is_human and s.player is not None}
         self._levels_asked &= seated  # a seat left and taken again is asked again
@@ -289,11 +307,11 @@ class TableShell:
         if not want:
             return
         self._levels_asked.update(want)
-        read = asyncio.get_running_loop().create_task(self._read_levels(self.log, want))
+        read = asyncio.get_running_loop().create_task(self._read_levels(self.standings, want))
         self._level_reads.add(read)
         read.add_done_callback(self._level_reads.discard)
 
-    async def _read_levels(self, source: LevelSource, want: list[tuple[int, str]]) -> None:
+    async def _read_levels(self, source: Standings, want: list[tuple[int, str]]) -> None:
         try:
             found = await source.levels([player for _, player in want])
         except Exception as exc:  # the store is down, or closing with the server: no level shown yet
@@ -318,16 +336,6 @@ class TableShell:
         self._bot_tasks.add(handle)
 
     async def _fail(self, code: Code, message: str) -> None:
-        self._broadcast_direct(protocol.error_frame(code, message, self.core.seq))
+        self._send(ALL, protocol.error_frame(code, message, self.core.seq))
         self.on_stop(self)
         await self.stop()
-
-    # ------------------------------------------------------------- intents
-
-    def intent(self, conn: int, intent: protocol.Intent) -> None:
-        """A socket's intent. While the table is paused a change is refused at once."""
-        if self.paused:
-            frame = protocol.error_frame(Code.PAUSED, "the table cannot save right now; try again", self.core.seq)
-            self.bus.publish(self.id, conn_audience(conn), dumps(frame))
-            return
-        self.post(FromConn(conn, intent))

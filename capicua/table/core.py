@@ -35,7 +35,18 @@ from capicua.engine.rules import Rules
 from capicua.table import neighbours, phrases, protocol
 from capicua.table.log import Projection, match_seed
 from capicua.table.options import NEIGHBOUR_LEVELS
-from capicua.table.protocol import Code, FromConn, Join, Leave, ProtocolError
+from capicua.table.protocol import (
+    ALL,
+    PUBLIC,
+    Code,
+    ConnId,
+    FromConn,
+    Join,
+    Leave,
+    ProtocolError,
+    conn_audience,
+    seat_audience,
+)
 from capicua.table.rematch import RematchCheck, rematch_check
 from capicua.table.seating import (
     BOT,
@@ -46,8 +57,6 @@ from capicua.table.seating import (
     Seat,
 )
 
-ALL = "all"
-PUBLIC = "public"
 HISTORY = 64  # events kept for a reconnecting client; more missed: a fresh sync
 PHRASE_LIMIT = (3, 10_000)  # phrases per socket per ms window
 TIMEOUT = "timeout"  # a move the stand-in made because the player's turn ran out (the log's ``by``)
@@ -56,14 +65,6 @@ AUTOMATIC = ("pass", "draw")
 GAME_OPS = ("start_hand", "action")  # the entries that send events (and a spectators' frame while watched)
 RESUME_MIN_MS = 5_000  # after a reload, a running deadline keeps at least this long (its player reconnects)
 HANDOVER_FACTOR = 2  # with a turn timer of N s, the wait between hands is 2N s
-
-
-def seat_audience(seat: int) -> str:
-    return f"seat:{seat}"
-
-
-def conn_audience(conn: int) -> str:
-    return f"conn:{conn}"
 
 
 # ----------------------------------------------------------------- commands
@@ -199,7 +200,7 @@ class TableCore:
         self._clock = self.turn_since  # the time of the command (or entry) being handled
         self.created_at = self.updated_at = int(open_entry.get("at", 0))
         self.timed_out: tuple[int, int] | None = None  # (seat, seq) whose turn ran out
-        self.conns: dict[int, _Conn] = {}
+        self.conns: dict[ConnId, _Conn] = {}
         # Seats whose last socket closed at that time, not logged until they stay away
         # for CoreConfig.presence_debounce_ms (live state, like the sockets).
         self._leaving: dict[int, int] = {}
@@ -466,7 +467,7 @@ class TableCore:
 
     # -- intents
 
-    def _conn(self, conn_id: int) -> _Conn:
+    def _conn(self, conn_id: ConnId) -> _Conn:
         conn = self.conns.get(conn_id)
         if conn is None:
             raise ProtocolError(Code.UNAUTHORIZED, "say hello first")
@@ -629,7 +630,7 @@ class TableCore:
         )
 
     def _sit_or_stand(
-        self, conn_id: int, conn: _Conn, intent: protocol.Sit | protocol.Stand, now: int, out: Outcome
+        self, conn_id: ConnId, conn: _Conn, intent: protocol.Sit | protocol.Stand, now: int, out: Outcome
     ) -> None:
         if self.status != "lobby":
             raise ProtocolError(Code.STARTED, "the match has started: you can watch")

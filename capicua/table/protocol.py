@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NewType
 
 from capicua.table import jsonsafe
 
@@ -365,7 +365,31 @@ def pong_frame() -> dict[str, Any]:
     return {"type": "pong"}
 
 
-# -- messages from the socket tier to a table (docs/architecture.md "gateway and table")
+# -------------------------------------------- the socket tier and a table
+# The closed set of messages between the gateway (capicua.server.gateway: the
+# sockets) and a table's owner (the table shell), docs/architecture.md "gateway
+# and table". A gateway sends a table ToTable messages through the TableRouter
+# port; a table sends its sockets ToGateway messages through the bus, each to an
+# audience of the table. Nothing else crosses: the gateway never reads a table's
+# state, and a table never holds a socket.
+
+ConnId = NewType("ConnId", str)
+"""One socket, unique across every process of a cluster (the gateway makes them:
+:class:`capicua.server.gateway.conns.ConnIds`). Its audience ``conn:ID`` is that
+socket's alone: its welcome, its errors, what it hears."""
+
+ALL = "all"  # every socket at the table
+PUBLIC = "public"  # the spectators
+
+
+def seat_audience(seat: int) -> str:
+    """The sockets of the player of ``seat``."""
+    return f"seat:{seat}"
+
+
+def conn_audience(conn: ConnId) -> str:
+    """One socket."""
+    return f"conn:{conn}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,7 +397,7 @@ class Join:
     """Socket ``conn`` said hello. ``player``: the player id its token belongs to
     (``None``: no token, or one the store does not know); ``name``: their nickname."""
 
-    conn: int
+    conn: ConnId
     player: str | None
     name: str
     last_seq: int
@@ -382,12 +406,58 @@ class Join:
 
 @dataclass(frozen=True, slots=True)
 class Leave:
-    conn: int
+    """Socket ``conn`` closed."""
+
+    conn: ConnId
 
 
 @dataclass(frozen=True, slots=True)
 class FromConn:
     """An intent of a socket that said hello (anything but hello and ping)."""
 
-    conn: int
+    conn: ConnId
     intent: Intent
+
+
+ToTable = Join | Leave | FromConn
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One frame for every socket of the audience it is published to: ``text``, its
+    JSON (serialised once, however many sockets hear it), and ``seq``, the table's
+    sequence number when it was sent (``None``: before the table said any)."""
+
+    text: str
+    seq: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Hears:
+    """To ``conn:ID``: the audience the socket now hears besides its own (its seat's,
+    or the spectators'); ``None``: the table refused the socket's hello (the error
+    frame before this one says why) and the socket closes."""
+
+    audience: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """Where table ``table`` lives: ``owner`` names the process that runs it (the
+    gateway sends its :data:`ToTable` messages there)."""
+
+    table: str
+    owner: str
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerChanged:
+    """Table ``table`` left its owner: ``owner`` runs it now, or ``None``: no process
+    does (it stopped on a fault or another copy of it wrote its log; the next hello
+    loads it again). Its sockets stop hearing the old owner."""
+
+    table: str
+    owner: str | None
+
+
+ToGateway = Frame | Hears | Route | OwnerChanged

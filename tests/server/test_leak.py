@@ -2,7 +2,8 @@
 before the hand is over, nor a sleeping tile at all.
 
 Tables run in-process with their real core and shell, over the in-process
-bus. Every seat is a socket (a sink on the bus), and so is a spectator: each
+bus. Every seat is a socket (the gateway's listener on the bus, told by the
+table which audience it hears), and so is a spectator: each
 frame the table publishes is read as the JSON on the wire and checked, at
 the moment it is sent, against the other seats' current hands and the
 sleeping tiles (for the spectator: every hand). The human seats play random
@@ -18,6 +19,7 @@ import random
 from typing import Any
 
 import pytest
+from sockets_at import hello, intent
 
 from capicua.server.adapters.botpool import PoolBots
 from capicua.server.adapters.memory import LocalBus, LoopClock, MemoryLog
@@ -25,7 +27,6 @@ from capicua.server.registry import Tables
 from capicua.server.shell import TableShell
 from capicua.table import protocol
 from capicua.table.core import CoreConfig
-from capicua.table.protocol import FromConn, Join
 
 pytestmark = pytest.mark.xdist_group("leak")
 
@@ -55,7 +56,10 @@ class Spy:
     """A socket at a table (a seat's, or a spectator's) that checks every frame it
     gets against the hands as they are at that moment, and plays random legal moves."""
 
-    def __init__(self, shell: TableShell, conn: int, seat: int | None, rng: random.Random, stats: dict[str, int]) -> None:
+    def __init__(
+        self, tables: Tables, shell: TableShell, conn: str, seat: int | None, rng: random.Random, stats: dict[str, int]
+    ) -> None:
+        self.tables = tables
         self.shell = shell
         self.conn = conn
         self.my_seat = seat
@@ -101,13 +105,13 @@ class Spy:
             self.acted = key
             move = self.rng.choice(v["legal"])
             if "redeal" in move:
-                intent: protocol.Intent = protocol.Redeal(f["seq"], move["redeal"])
+                said: protocol.Intent = protocol.Redeal(f["seq"], move["redeal"])
             else:
-                intent = protocol.Play(f["seq"], (move["tile"][0], move["tile"][1]), move["end"])
-            self.shell.post(FromConn(self.conn, intent))
+                said = protocol.Play(f["seq"], (move["tile"][0], move["tile"][1]), move["end"])
+            intent(self.tables, self.shell.id, self.conn, said)
         elif v["phase"] == "hand_over":
             self.acted = key
-            self.shell.post(FromConn(self.conn, protocol.NextHand(f["seq"])))
+            intent(self.tables, self.shell.id, self.conn, protocol.NextHand(f["seq"]))
 
 
 def make_tables(bot_pool: Any) -> Tables:
@@ -130,13 +134,11 @@ async def play_table(
         else:
             seats.append({"seat": s, "kind": "bot", "name": ch.title(), "level": "random", "character": ch})
     shell = await tables.open(preset, options, seats, seed=seed)
-    watcher = Spy(shell, 100, None, rng, stats)
-    shell.attach(100, watcher.put)
-    shell.post(Join(100, None, "", 0, True))
+    watcher = Spy(tables, shell, "watcher", None, rng, stats)
+    hello(tables, shell.id, "watcher", watcher.put, watch=True)
     for s in humans:
-        spy = Spy(shell, s + 1, s, rng, stats)
-        shell.attach(s + 1, spy.put)
-        shell.post(Join(s + 1, f"p{s}", f"H{s}", 0, False))
+        spy = Spy(tables, shell, f"seat{s}", s, rng, stats)
+        hello(tables, shell.id, f"seat{s}", spy.put, f"p{s}", f"H{s}")
 
     async def over() -> None:
         while shell.core.status != "finished":
@@ -184,10 +186,9 @@ def test_the_leak_check_catches_a_leak(bot_pool: Any) -> None:
         tables = make_tables(bot_pool)
         seats = [{"seat": s, "kind": "human", "name": f"H{s}", "player": f"p{s}"} for s in range(4)]
         shell = await tables.open("cubano", {}, seats, seed="leaky")
-        spy = Spy(shell, 1, 0, random.Random(1), stats)
+        spy = Spy(tables, shell, "seat0", 0, random.Random(1), stats)
         for s in range(4):  # seats 1-3 never play: the hand stays in play
-            shell.attach(s + 1, spy.put if s == 0 else (lambda text: None))
-            shell.post(Join(s + 1, f"p{s}", f"H{s}", 0, False))
+            hello(tables, shell.id, f"seat{s}", spy.put if s == 0 else (lambda text: None), f"p{s}", f"H{s}")
         while shell.core.match.hand is None:
             await asyncio.sleep(0.01)
         hand = shell.core.match.hand

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sockets_at import hello
 from tablesim import NEIGHBOURS, Sim, human
 from websockets.exceptions import ConnectionClosed
 
@@ -26,13 +27,11 @@ from capicua.server.registry import Tables
 from capicua.store import Store
 from capicua.table import protocol
 from capicua.table.core import (
-    ALL,
-    PUBLIC,
     CoreConfig,
-    Join,
     Reopen,
     TableCore,
 )
+from capicua.table.protocol import ALL, PUBLIC
 
 FOUR = [human(0, "Ana", "p0"), human(1, "Beto", "p1", "cuca"), human(2, "Carla", "p2", "yoli"),
         human(3, "Dani", "p3", "fefa")]
@@ -121,16 +120,15 @@ def test_a_socket_the_table_refuses_is_closed() -> None:
     async def main() -> None:
         tables = Tables(MemoryLog(), LocalBus(), LoopClock(), _NoBots(), CoreConfig(max_watchers=1))
         shell = await tables.open("cubano", {}, copy.deepcopy(NEIGHBOURS), seed="cap")
-        got: dict[int, list[str]] = {1: [], 2: []}
-        closed: list[int] = []
-        for conn in (1, 2):
-            shell.attach(conn, got[conn].append, lambda conn=conn: closed.append(conn))  # type: ignore[misc]
-            shell.post(Join(conn, None, "", 0, True))
+        got: dict[str, list[str]] = {"one": [], "two": []}
+        closed: list[str] = []
+        for conn in ("one", "two"):
+            hello(tables, shell.id, conn, got[conn].append, watch=True, close=lambda conn=conn: closed.append(conn))  # type: ignore[misc]
         for _ in range(100):
             await asyncio.sleep(0.01)
             if closed:
                 break
-        assert closed == [2] and '"too_many"' in got[2][-1]
+        assert closed == ["two"] and '"too_many"' in got["two"][-1]
         assert shell.conns() == 1 and shell.core.watchers == 1
         await tables.close()
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import drive
+from sockets_at import hello
 from sqlalchemy import event
 
 from capicua.server.adapters.botpool import PoolBots
@@ -27,7 +28,6 @@ from capicua.server.registry import Tables
 from capicua.store import Store
 from capicua.table import protocol
 from capicua.table.core import CoreConfig
-from capicua.table.protocol import Join
 
 pytestmark = pytest.mark.xdist_group("server")
 
@@ -110,15 +110,13 @@ def test_a_stale_copy_of_a_table_stops(database_url: str) -> None:
         copy = await second.get(shell.id)
         assert copy is not None
         frames: list[str] = []
-        shell.attach(1, frames.append)
-        shell.post(Join(1, pid, "Ana", 0, False))  # the first copy appends
+        hello(first, shell.id, "ana-1", frames.append, pid, "Ana")  # the first copy appends
         await asyncio.sleep(0.2)
         stale: list[str] = []
-        copy.attach(1, stale.append)
-        copy.post(Join(1, pid, "Ana", 0, False))  # the second copy's append is stale
+        told = hello(second, copy.id, "ana-2", stale.append, pid, "Ana")  # the second copy's append is stale
         await asyncio.sleep(0.2)
         assert copy.stopped and shell.id not in second.shells
-        assert json.loads(stale[-1])["code"] == "internal"
+        assert json.loads(stale[-1])["code"] == "internal" and told.gone  # and its socket hears it no more
         assert not shell.stopped and any(json.loads(f)["type"] == "events" for f in frames)
         await first.close()
         await second.close()
@@ -156,18 +154,17 @@ def test_a_hung_bot_or_a_fault_at_one_table_never_stalls_another() -> None:
         fine = await tables.open("cubano", {"target": 50}, seats_with("random", human=False), seed="fine")
         # A fault in one table's core: it stops, tells its sockets, and only it.
         got: list[str] = []
-        broken.attach(1, got.append)
 
         def boom(*args: Any) -> Any:
             raise RuntimeError("a bug")
 
         broken.core.handle = boom  # type: ignore[method-assign]
-        broken.post(Join(1, "p_ana", "Ana", 0, False))
+        told = hello(tables, broken.id, "ana", got.append, "p_ana", "Ana")
         started = time.monotonic()
         while fine.core.status != "finished":
             await asyncio.sleep(0.01)
             assert time.monotonic() - started < 60, "the fine table stalled"
-        assert broken.stopped and json.loads(got[-1])["code"] == "internal"
+        assert broken.stopped and json.loads(got[-1])["code"] == "internal" and told.gone
         assert broken.id not in tables.shells
         assert hung.core.match.turn is not None and hung.core.match.hand is not None
         assert not hung.stopped  # it waits for its bot, and only it waits

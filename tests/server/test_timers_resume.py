@@ -10,6 +10,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from sockets_at import hello
 from tablesim import Sim, human
 
 from capicua.server.adapters.memory import LocalBus, MemoryLog
@@ -18,7 +19,6 @@ from capicua.table import protocol
 from capicua.table.core import (
     RESUME_MIN_MS,
     CoreConfig,
-    Join,
     Reopen,
     StartTimer,
     TableCore,
@@ -155,8 +155,7 @@ def test_a_restarted_server_resumes_the_turn_with_the_time_left() -> None:
         first = Tables(log, LocalBus(), clock, _NoBots(), CoreConfig(auto_next_ms=0))
         shell = await first.open("cubano", {}, copy.deepcopy(FOUR), seed="resume", turn_timer=15)
         for s in range(4):
-            shell.attach(s + 1, lambda text: None)
-            shell.post(Join(s + 1, f"p{s}", f"P{s}", 0, False))
+            hello(first, shell.id, f"seat{s}", lambda text: None, f"p{s}", f"P{s}")
         await _settle(shell)
         deadline = shell.core.table_state()["deadline"]
         assert deadline is not None and deadline["for"] == "turn"

@@ -60,12 +60,14 @@ def test_players_tokens_and_the_fenced_log(database_url: str) -> None:
 
 
 def test_a_table_loaded_from_the_store_is_the_same_table(database_url: str, bot_pool: Any) -> None:
+    from sockets_at import hello
+
     from capicua.server.adapters.botpool import PoolBots
     from capicua.server.adapters.memory import LocalBus, LoopClock
     from capicua.server.adapters.sql import StoreLog
     from capicua.server.registry import Tables
     from capicua.table import protocol
-    from capicua.table.protocol import FromConn, Join
+    from capicua.table.protocol import FromConn
 
     async def main() -> None:
         store = Store(database_url)
@@ -78,10 +80,9 @@ def test_a_table_loaded_from_the_store_is_the_same_table(database_url: str, bot_
         seats = [seats[0], {"seat": 1, "kind": "bot", "name": "Cuca", "level": "random", "character": "cuca"},
                  seats[1], {"seat": 3, "kind": "bot", "name": "Mima", "level": "random", "character": "mima"}]
         shell = await tables.open("cubano", {"target": 50}, seats, seed="rebuild-me")
-        conns = {0: 1, 2: 2}
+        conns = {0: "h0", 2: "h2"}
         for s, c in conns.items():
-            shell.attach(c, lambda text: None)
-            shell.post(Join(c, players[s], f"H{s}", 0, False))
+            hello(tables, shell.id, c, lambda text: None, players[s], f"H{s}")
         rng = random.Random(5)
 
         async def settle() -> None:

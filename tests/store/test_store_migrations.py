@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from alembic.config import Config
 from alembic.script import ScriptDirectory
+from sockets_at import hello
 from sqlalchemy import MetaData, inspect, select, text
 
 from capicua.server.adapters.memory import LocalBus, LoopClock
@@ -23,7 +24,6 @@ from capicua.server.adapters.sql import StoreLog
 from capicua.server.registry import Tables
 from capicua.store import MIGRATIONS, Store, tablelogs
 from capicua.table.core import CoreConfig
-from capicua.table.protocol import Join
 
 pytestmark = pytest.mark.xdist_group("store")
 
@@ -64,8 +64,7 @@ def play_on_scratch(url: str) -> dict[str, Any]:
         seats = [{"seat": 0, "kind": "human", "name": "Ana", "player": pid, "level": "random",
                   "character": "mima"}, *(bots(s) for s in (1, 2, 3))]
         going = await tables.open("cubano", {}, seats, seed="going")
-        going.attach(1, lambda frame: None)
-        going.post(Join(1, pid, "Ana", 0, False))  # the hand starts; the neighbours play up to Ana's turn
+        hello(tables, going.id, "ana", lambda frame: None, pid, "Ana")  # the hand starts; the neighbours play up to Ana's turn
         while going.core.match.turn != 0 or not going.inbox.empty():
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.05)

@@ -14,16 +14,13 @@ from tablesim import Sim, bot, empty, human
 
 from capicua.table import neighbours, protocol
 from capicua.table.core import (
-    ALL,
-    PUBLIC,
     BotAnswer,
-    Join,
     Reopen,
     TableCore,
     TimerFired,
 )
 from capicua.table.phrases import PHRASES
-from capicua.table.protocol import Code
+from capicua.table.protocol import ALL, PUBLIC, Code, Join
 
 FOUR_HUMANS = [human(0, "Ana", "p0"), human(1, "Beto", "p1", "cuca"), human(2, "Carla", "p2", "yoli"),
                human(3, "Dani", "p3", "fefa")]

@@ -19,6 +19,7 @@ from typing import Any
 
 from capicua.server.ports import StaleAppend, TableInfo
 from capicua.table.log import Projection
+from capicua.table.protocol import ALL, ToGateway
 
 log = logging.getLogger("capicua.store")
 
@@ -54,7 +55,9 @@ class MemoryLog:
 
 
 class _Sub:
-    def __init__(self, bus: LocalBus, table_id: str, audiences: tuple[str, ...], sink: Callable[[str], None]) -> None:
+    def __init__(
+        self, bus: LocalBus, table_id: str, audiences: tuple[str, ...], sink: Callable[[ToGateway], None]
+    ) -> None:
         self.bus = bus
         self.table_id = table_id
         self.audiences = audiences
@@ -65,12 +68,13 @@ class _Sub:
 
 
 class LocalBus:
-    """:class:`~capicua.server.ports.Bus` for the sockets of this process."""
+    """:class:`~capicua.server.ports.Bus` for the sockets of this process: a message is
+    handed to each sink as it is published (no copy, no serialisation)."""
 
     def __init__(self) -> None:
         self._subs: dict[str, dict[str, set[_Sub]]] = defaultdict(lambda: defaultdict(set))
 
-    def subscribe(self, table_id: str, audiences: tuple[str, ...], sink: Callable[[str], None]) -> _Sub:
+    def subscribe(self, table_id: str, audiences: tuple[str, ...], sink: Callable[[ToGateway], None]) -> _Sub:
         sub = _Sub(self, table_id, audiences, sink)
         table = self._subs[table_id]
         for a in audiences:
@@ -90,11 +94,11 @@ class LocalBus:
         if not table:
             del self._subs[sub.table_id]
 
-    def publish(self, table_id: str, audience: str, text: str) -> None:
+    def publish(self, table_id: str, audience: str, message: ToGateway) -> None:
         table = self._subs.get(table_id)
         if not table:
             return
-        if audience == "all":
+        if audience == ALL:
             targets: set[_Sub] = set()
             for subs in table.values():
                 targets |= subs
@@ -102,7 +106,7 @@ class LocalBus:
             targets = set(table.get(audience, ()))
         for sub in targets:
             try:
-                sub.sink(text)
+                sub.sink(message)
             except Exception:  # one broken socket must not stop the table or the other sockets
                 log.exception("a socket of table %s failed to take a frame", table_id)
 

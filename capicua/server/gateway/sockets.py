@@ -1,5 +1,11 @@
-"""One websocket: the client's bounds, its hello, its intents to the table shell,
-and the frames back.
+"""One websocket: the client's bounds, its hello, its intents to its table, and
+the frames back.
+
+The socket tier is the lila-ws half of the server: it reaches a table only
+through the :class:`~capicua.server.ports.TableRouter` port and the messages of
+:mod:`capicua.table.protocol` (``Join``, ``Leave``, ``FromConn`` to the table;
+``Frame``, ``Hears``, ``OwnerChanged`` back on the bus, heard by a
+:class:`~capicua.server.gateway.conns.Listener`). It never reads a table's state.
 
 Checks run in this order: sockets per client address (``too_many``, closes),
 the hello deadline (``timeout``, closes), the frame rate (``too_fast``; every
@@ -26,6 +32,7 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from capicua.server.gateway.conns import ConnIds, Listener
 from capicua.server.gateway.identity import Guest, Guests
 from capicua.server.gateway.limits import (
     SOCKETS_PER_ADDRESS,
@@ -34,12 +41,10 @@ from capicua.server.gateway.limits import (
     SocketCounts,
     client_key,
 )
-from capicua.server.ports import LogUnavailable
-from capicua.server.registry import Tables
+from capicua.server.ports import RETRY_S, Bus, LogUnavailable, TableRouter
 from capicua.server.runtime.logsetup import current_table
-from capicua.server.shell import RETRY_S, TableShell
 from capicua.table import protocol
-from capicua.table.protocol import Code, Join, Leave, ProtocolError
+from capicua.table.protocol import Code, FromConn, Join, Leave, ProtocolError, Route
 
 log = logging.getLogger("capicua.server")
 WS_POLICY_CLOSE = 1008  # the websocket close code for a socket the server refuses
@@ -58,9 +63,11 @@ class SocketLimits:
 class Sockets:
     """Every websocket of this process."""
 
-    def __init__(self, tables: Tables, guests: Guests, limits: SocketLimits) -> None:
+    def __init__(self, tables: TableRouter, bus: Bus, guests: Guests, limits: SocketLimits) -> None:
         self.tables = tables
+        self.bus = bus
         self.guests = guests
+        self.conn_ids = ConnIds()
         self.limits = limits
         self.per_client = SocketCounts(limits.per_client)
         self.per_player = SocketCounts(limits.per_player)
@@ -86,17 +93,18 @@ class _Session:
         self.owner = owner
         self.ws = websocket
         self.client = client
-        self.conn = owner.tables.new_conn_id()
+        self.conn = owner.conn_ids.new()
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.closed = False
-        self.shell: TableShell | None = None
+        self.route: Route | None = None  # the table this socket said hello to
+        self.listener: Listener | None = None  # what it hears of that table
         self.player_key: tuple[str, str] | None = None
         self.guest_key: str | None = None
         self.limiter = SlidingWindow(*owner.limits.rate)
         self.waiting: asyncio.Task[None] | None = None  # a hello tried again until the store answers
 
     def put(self, text: str) -> None:
-        """The bus's sink for this socket: never blocks."""
+        """A frame for this client: never blocks."""
         if self.closed:
             return
         if self.queue.qsize() >= MAX_QUEUE:
@@ -110,7 +118,7 @@ class _Session:
             self.queue.put_nowait(None)
 
     def error(self, code: Code, message: str) -> None:
-        seq = self.shell.core.seq if self.shell is not None else None
+        seq = self.listener.seq if self.listener is not None else None
         self.put(json.dumps(protocol.error_frame(code, message, seq)))
 
     async def run(self) -> None:
@@ -119,7 +127,7 @@ class _Session:
         hello_by = loop.time() + self.owner.limits.hello_timeout
         try:
             while not self.closed:
-                said = self.shell is not None or self.waiting is not None
+                said = self.route is not None or self.waiting is not None
                 timeout = None if said else hello_by - loop.time()
                 msg = await _receive(self.ws, timeout)
                 if msg is None:
@@ -136,8 +144,10 @@ class _Session:
         finally:
             if self.waiting is not None:
                 self.waiting.cancel()
-            if self.shell is not None:
-                self.shell.post(Leave(self.conn))
+            if self.route is not None and self.listener is not None:
+                self.listener.detach()
+                if not self.listener.gone:
+                    self.owner.tables.send(self.route, Leave(self.conn))
             if self.player_key is not None:
                 self.owner.per_player.remove(self.player_key)
             if self.guest_key is not None:
@@ -163,32 +173,32 @@ class _Session:
             await self._hello(intent)
         elif self.waiting is not None:
             self.error(Code.PAUSED, "the table cannot be read right now; nothing changed")
-        elif self.shell is None:
+        elif self.route is None or self.listener is None:
             self.error(Code.UNAUTHORIZED, "say hello first")
-        elif self.shell.stopped:
+        elif self.listener.gone:
             self.error(Code.INTERNAL, "the table stopped; reload")
             self.close()
         else:
-            self.shell.intent(self.conn, intent)
+            self.owner.tables.send(self.route, FromConn(self.conn, intent))
 
     async def _hello(self, hello: protocol.Hello) -> None:
-        if self.shell is not None or self.waiting is not None:
+        if self.route is not None or self.waiting is not None:
             self.error(Code.MALFORMED, "this socket already said hello")
             return
         try:
-            shell, guest = await self._find(hello)
+            route, guest = await self._find(hello)
         except LogUnavailable:
             # Said at once (the page shows it); the welcome comes once the store answers.
             self.put(json.dumps(protocol.paused_frame(True)))
             self.waiting = asyncio.get_running_loop().create_task(self._hello_later(hello))
             return
-        self._join(hello, shell, guest)
+        self._join(hello, route, guest)
 
-    async def _find(self, hello: protocol.Hello) -> tuple[TableShell | None, Guest | None]:
-        """The table (loaded when it is not in memory) and the guest of the hello's token."""
-        shell = await self.owner.tables.get(hello.table)
-        guest = await self.owner.guests.find(hello.token) if shell is not None else None
-        return shell, guest
+    async def _find(self, hello: protocol.Hello) -> tuple[Route | None, Guest | None]:
+        """Where the table lives (loaded when no process runs it) and the guest of the hello's token."""
+        route = await self.owner.tables.route(hello.table)
+        guest = await self.owner.guests.find(hello.token) if route is not None else None
+        return route, guest
 
     async def _hello_later(self, hello: protocol.Hello) -> None:
         attempt = 0
@@ -196,18 +206,18 @@ class _Session:
             await asyncio.sleep(RETRY_S[min(attempt, len(RETRY_S) - 1)])
             attempt += 1
             try:
-                shell, guest = await self._find(hello)
+                route, guest = await self._find(hello)
                 break
             except LogUnavailable:
                 continue
         self.waiting = None
         self.put(json.dumps(protocol.paused_frame(False)))
-        self._join(hello, shell, guest)
-        if self.shell is None:  # refused: nothing more for this socket to wait for
+        self._join(hello, route, guest)
+        if self.route is None:  # refused: nothing more for this socket to wait for
             self.close()
 
-    def _join(self, hello: protocol.Hello, shell: TableShell | None, guest: Guest | None) -> None:
-        if shell is None:
+    def _join(self, hello: protocol.Hello, route: Route | None, guest: Guest | None) -> None:
+        if route is None:
             self.error(Code.UNKNOWN_TABLE, f"no table {hello.table!r}")
             return
         if hello.token is not None and guest is None:
@@ -220,19 +230,18 @@ class _Session:
                 return
             self.guest_key = guest.player
         if guest is not None and not hello.watch:
-            key = (shell.id, guest.player)
+            key = (route.table, guest.player)
             if not self.owner.per_player.add(key):
                 self.error(Code.TOO_MANY, f"at most {self.owner.limits.per_player} sockets per player at a table")
                 self.close()
                 return
             self.player_key = key
-        self.shell = shell
-        current_table.set(shell.id)  # this socket's log records name its table
-        shell.attach(self.conn, self.put, self.close)
-        if shell.paused:  # its Join waits until the table can save: say why now
-            self.put(json.dumps(protocol.paused_frame(True)))
-        shell.post(Join(self.conn, guest.player if guest else None, guest.nickname if guest else "",
-                        hello.last_seq, hello.watch))
+        self.route = route
+        current_table.set(route.table)  # this socket's log records name its table
+        # Heard before the Join is sent: the table's answer goes to conn:ID.
+        self.listener = Listener(self.owner.bus, route.table, self.conn, self.put, self.close)
+        self.owner.tables.send(route, Join(self.conn, guest.player if guest else None,
+                                           guest.nickname if guest else "", hello.last_seq, hello.watch))
 
     async def _write(self) -> None:
         while True:
