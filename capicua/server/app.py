@@ -29,6 +29,7 @@ from starlette.middleware import Middleware
 from capicua.server.adapters.botpool import PoolBots, RenewingPool, pool_state
 from capicua.server.adapters.honours import StandingsLog
 from capicua.server.adapters.memory import LocalBus, LoopClock
+from capicua.server.adapters.sql import StoreGuests
 from capicua.server.analyst import Analyst
 from capicua.server.gateway.identity import Guests
 from capicua.server.gateway.limits import (
@@ -187,7 +188,7 @@ def create_app(
             event_log, bus, LoopClock(), PoolBots(pool, bot_delay, bot_deadline),
             CoreConfig(auto_next_ms=next_ms), idle_ms=int(idle_s * 1000), standings=event_log, hand_ends=analyst,
         )
-        guests = Guests(store, guest_threads)
+        guests = Guests(StoreGuests(store, guest_threads))
         deps.store, deps.tables, deps.guests, deps.analyst = store, tables, guests, analyst
         deps.replays = Replays(tables)  # built off the loop, kept while the app runs
         deps.sockets = Sockets(tables, bus, guests, limits)

@@ -12,12 +12,13 @@ hands each part the ports it uses, typed, so mypy proves every adapter fits.
   and the :data:`~capicua.table.protocol.ToTable` messages for it.
 - :class:`Clock` tells the time and fires timers.
 - :class:`BotPool` asks bots for moves, off the event loop.
+- :class:`GuestBook` finds, makes and renames guests (the socket tier's and the HTTP API's identity).
 - :class:`Standings` tells a table its guests' levels and what a finished match gave them.
 - :class:`HandEnds` is told every hand that ended at a table with players (the experto's analysis).
 
 In-process implementations: :mod:`capicua.server.adapters.memory` (log, bus,
-clock), :mod:`capicua.server.adapters.sql` (the log and records in the SQL
-store), :mod:`capicua.server.adapters.honours` (standings),
+clock), :mod:`capicua.server.adapters.sql` (the log, records and guests in the
+SQL store), :mod:`capicua.server.adapters.honours` (standings),
 :mod:`capicua.server.adapters.botpool` (bots), :class:`capicua.server.registry.Tables`
 (the router), :class:`capicua.server.analyst.Analyst` (hand ends). A cluster puts
 PostgreSQL and Redis behind the same interfaces.
@@ -130,6 +131,19 @@ class BotPool(Protocol):
         """Ask a bot for its action in ``view``; ``answer`` gets the action (JSON) on the
         loop later, or ``{}`` when the bot failed or took too long. Cancelling the
         handle means no answer."""
+
+
+class GuestBook(Protocol):
+    """The guests the store knows: a player id, a nickname and the hash of a token."""
+
+    async def by_token(self, token: str) -> tuple[str, str] | None:
+        """``(player, nickname)`` of the guest holding ``token``, or ``None``. Raises :class:`LogUnavailable`."""
+
+    async def create(self, nickname: str) -> tuple[str, str]:
+        """A new guest: ``(player, token)`` (the store keeps the token's hash only). Raises :class:`LogUnavailable`."""
+
+    async def rename(self, player: str, nickname: str) -> None:
+        """Raises :class:`LogUnavailable`."""
 
 
 class Standings(Protocol):

@@ -1,4 +1,7 @@
-"""The SQL store's implementation of the event log port (:class:`~capicua.server.ports.EventLog`).
+"""The SQL store's side of the ports: the event log and its matches' records
+(:class:`StoreLog`: :class:`~capicua.server.ports.EventLog`,
+:class:`~capicua.server.ports.MatchRecords`) and the guests (:class:`StoreGuests`:
+:class:`~capicua.server.ports.GuestBook`).
 
 :class:`StoreLog` writes table logs to a :class:`~capicua.store.Store`. Appends
 are sharded by table id over a few writer threads; each takes every append
@@ -17,7 +20,7 @@ import queue
 import threading
 import zlib
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -192,3 +195,29 @@ def _settle(fut: asyncio.Future[None], error: Exception | None) -> None:
         fut.set_result(None)
     else:
         fut.set_exception(error)
+
+
+class StoreGuests:
+    """:class:`~capicua.server.ports.GuestBook` over a :class:`~capicua.store.Store`, its
+    calls in ``executor``'s threads (``None``: the loop's default executor)."""
+
+    def __init__(self, store: Store, executor: Executor | None) -> None:
+        self.store = store
+        self.executor = executor
+
+    async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+        except SQLAlchemyError as exc:
+            raise LogUnavailable(str(exc).splitlines()[0]) from None
+
+    async def by_token(self, token: str) -> tuple[str, str] | None:
+        found: dict[str, Any] | None = await self._call(self.store.player_by_token, token)
+        return None if found is None else (found["id"], found["nickname"])
+
+    async def create(self, nickname: str) -> tuple[str, str]:
+        made: tuple[str, str] = await self._call(self.store.create_player, nickname)
+        return made
+
+    async def rename(self, player: str, nickname: str) -> None:
+        await self._call(self.store.rename_player, player, nickname)
