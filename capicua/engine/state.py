@@ -537,6 +537,16 @@ class Match:
         events.append({"kind": "play", "seat": seat, "tile": record["play"], "end": record["end"]})
         self._score_in_play(hand, seat, events)
 
+    def end_outcome(self, value: int, double: bool) -> int:
+        """What covering an open end changes that a rule reads: the number it shows
+        and, where the open count scores, what it adds to the count (a double counts
+        twice; the double blank adds nothing either way). One tile played on two ends
+        of equal outcome is one move: the positions differ by no rule (the view's
+        ``ends`` carry it, so that a client asks "¿por dónde?" only between outcomes)."""
+        if self.rules.in_play_scoring == "none":
+            return value
+        return 2 * value + (1 if double and value > 0 else 0)
+
     def open_count(self, hand: Hand) -> int:
         """Sum of the open ends for in-play scoring; a double at an end counts both halves."""
         if hand.center is None:
@@ -767,7 +777,8 @@ class Match:
             arms={arm: [list(t) for t in hand.arms[arm]] for arm in hand.arm_order},
             ends=[
                 {"end": arm, "value": hand.ends[arm], "double": hand.end_double[arm],
-                 "playable": not hand.uncovered or arm in hand.uncovered}
+                 "playable": not hand.uncovered or arm in hand.uncovered,
+                 "outcome": self.end_outcome(hand.ends[arm], hand.end_double[arm])}
                 for arm in hand.arm_order
             ],
             last=_copy(hand.last),

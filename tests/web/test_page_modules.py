@@ -48,3 +48,16 @@ def test_the_table_state_is_one_object_in_one_module() -> None:
             assert declares, "table/state.js declares S"
         else:
             assert not declares, f"{module.name} declares a state of its own"
+
+
+def test_every_frame_the_server_sends_has_its_type_in_protocol_js() -> None:
+    """web/js/protocol.js types every frame capicua/table/protocol.py builds, and the
+    modules that read frames are type-checked against it (``// @ts-check``)."""
+    server = (Path(__file__).resolve().parents[2] / "capicua" / "table" / "protocol.py").read_text()
+    sent = set(re.findall(r'return \{"type": "(\w+)"', server)) | set(re.findall(r'"type": "(\w+)",\n', server))
+    assert {"welcome", "sync", "events", "table", "said", "honours", "paused", "error", "pong"} <= sent, sent
+    typed = set(re.findall(r"\{type: '(\w+)'", (JS / "protocol.js").read_text()))
+    assert typed == sent, (sent - typed, typed - sent)
+    for module in ("protocol.js", "table/state.js", "table/frames.js", "table/redeal.js"):
+        assert (JS / module).read_text().startswith("// @ts-check\n"), module
+    assert "import('../protocol.js').ServerFrame" in (JS / "table" / "frames.js").read_text()

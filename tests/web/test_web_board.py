@@ -471,7 +471,7 @@ def play_frame(seq: int, view: dict[str, Any], seat: int, tile: list[int], end: 
     """`seat` plays `tile` at `end` of `view`: the frame of that change."""
     v = copy.deepcopy(view)
     v["arms"][end].append(tile)
-    v["ends"] = [e if e["end"] != end else {"end": end, "value": tile[1], "double": tile[0] == tile[1]} for e in v["ends"]]
+    v["ends"] = [e if e["end"] != end else {"end": end, "value": tile[1], "double": tile[0] == tile[1], "outcome": tile[1]} for e in v["ends"]]
     v.update(last={"seat": seat, "tile": tile, "end": end}, turn=(seat + 1) % 4, legal=[])
     v["counts"][seat] -= 1
     return events_frame(seq, [{"kind": "play", "seat": seat, "tile": tile, "end": end}], v, replayed)

@@ -564,7 +564,7 @@ def test_a_play_a_stand_in_made_for_me_says_so_in_both_languages(browser: Any, b
         hand = [t for t in mid_view()["hand"] if t != [1, 4]]
         # The board after each play (a play is said by the number of the end it went on: "al 1", "al doble 6").
         after = {**mid_view(), "hand": hand, "legal": [], "turn": 1, "arms": {"left": [[5, 6], [6, 6]], "right": [[3, 1], [1, 4]]},
-                 "ends": [{"end": "left", "value": 6, "double": True}, {"end": "right", "value": 4, "double": False}]}
+                 "ends": [{"end": "left", "value": 6, "double": True, "outcome": 6}, {"end": "right", "value": 4, "double": False, "outcome": 4}]}
         # My time ran out: my stand-in played my turn.
         timed = {"kind": "play", "seat": 0, "tile": [1, 4], "end": "right", "by": "timeout", "stand_in": yoli}
         push(page, events_frame(18, [timed], after))

@@ -152,7 +152,7 @@ def base_view(**kw: Any) -> dict[str, Any]:
         "rules": dict(RULES), "seat": 0, "hand_number": 2, "phase": "play", "turn": 0, "opener": 3,
         "hand": [], "counts": [7, 6, 7, 7], "boneyard": 15, "center": [5, 3],
         "arms": {"left": [[5, 6], [6, 6]], "right": [[3, 1]]},
-        "ends": [{"end": "left", "value": 6, "double": True}, {"end": "right", "value": 1, "double": False}],
+        "ends": [{"end": "left", "value": 6, "double": True, "outcome": 6}, {"end": "right", "value": 1, "double": False, "outcome": 1}],
         "last": {"seat": 3, "tile": [3, 1], "end": "right"},
         "legal": [], "history": [], "passed_on": [[], [], [4], []],
         "scores": [12, 40], "teams": [0, 1, 0, 1],
@@ -200,8 +200,8 @@ def long_view(n_left: int = 14, n_right: int = 16, seed: int = 7) -> dict[str, A
     hand = sorted(tiles)[:4]
     return base_view(
         center=list(center), arms={"left": left, "right": right},
-        ends=[{"end": "left", "value": lend, "double": left[-1][0] == left[-1][1]},
-              {"end": "right", "value": rend, "double": right[-1][0] == right[-1][1]}],
+        ends=[{"end": "left", "value": lend, "double": left[-1][0] == left[-1][1], "outcome": lend},
+              {"end": "right", "value": rend, "double": right[-1][0] == right[-1][1], "outcome": rend}],
         last={"seat": 1, "tile": right[-1], "end": "right"},
         hand=[list(t) for t in hand], counts=[4, 2, 3, 1], turn=2, legal=[],
     )
@@ -389,7 +389,7 @@ def test_events_announce_and_pass_banner(browser, base_url):
         v = mid_view()
         v["hand"] = [t for t in v["hand"] if t != [1, 4]]
         v["arms"]["right"].append([1, 4])
-        v["ends"][1] = {"end": "right", "value": 4, "double": False}
+        v["ends"][1] = {"end": "right", "value": 4, "double": False, "outcome": 4}
         v["last"] = {"seat": 0, "tile": [1, 4], "end": "right"}
         v["turn"], v["legal"], v["counts"] = 1, [], [6, 6, 7, 7]
         push(page, events_frame(18, [{"kind": "play", "seat": 0, "tile": [1, 4], "end": "right"}], v))
@@ -418,7 +418,7 @@ def test_events_announce_and_pass_banner(browser, base_url):
         assert page.locator('[data-testid="tile"][data-playable="true"]').count() == 0
         v3 = json.loads(json.dumps(v2))
         v3["arms"]["left"].append([6, 3])
-        v3["ends"][0] = {"end": "left", "value": 3, "double": False}
+        v3["ends"][0] = {"end": "left", "value": 3, "double": False, "outcome": 3}
         v3["last"], v3["turn"] = {"seat": 2, "tile": [6, 3], "end": "left"}, 3
         push(page, events_frame(20, [{"kind": "play", "seat": 2, "tile": [6, 3], "end": "left"}], v3))
         page.wait_for_function("document.getElementById('announcer').textContent.includes('Cuca juega el 6-3 al doble 6')")  # the end by its number
@@ -637,8 +637,8 @@ def test_cross_layout_shows_all_ends(browser, base_url):
         rules=dict(RULES, preset="cross", max_pip=6, layout="cross", drawing=True),
         center=[6, 6],
         arms={"left": [[6, 2], [2, 2]], "right": [[6, 1]], "up": [[6, 3], [3, 0], [0, 0], [0, 4]], "down": [[6, 5]]},
-        ends=[{"end": "left", "value": 2, "double": True}, {"end": "right", "value": 1, "double": False},
-              {"end": "up", "value": 4, "double": False}, {"end": "down", "value": 5, "double": False}],
+        ends=[{"end": "left", "value": 2, "double": True, "outcome": 2}, {"end": "right", "value": 1, "double": False, "outcome": 1},
+              {"end": "up", "value": 4, "double": False, "outcome": 4}, {"end": "down", "value": 5, "double": False, "outcome": 5}],
         last={"seat": 2, "tile": [6, 5], "end": "down"}, hand=[[1, 4], [2, 5]], counts=[2, 3, 3, 3],
         legal=[{"tile": [1, 4], "end": "right"}, {"tile": [1, 4], "end": "up"}, {"tile": [2, 5], "end": "left"}, {"tile": [2, 5], "end": "down"}],
         boneyard=4,
@@ -744,7 +744,7 @@ def test_batched_burst_is_paced_and_all_announced(browser, base_url):
 def test_redeal_question(browser, base_url):
     v = base_view(phase="redeal_question", turn=0, center=None, arms={}, ends=[], last=None,
                   hand=[[0, 0], [1, 1], [2, 2], [3, 3], [4, 4], [5, 6], [7, 8], [1, 9], [2, 7], [3, 8]],
-                  counts=[10, 10, 10, 10], redeal_pending=[0],
+                  counts=[10, 10, 10, 10], redeal_pending=[0], legal=[{"redeal": True}, {"redeal": False}],
                   rules=dict(RULES, redeal_five_doubles="on_request"))
     ctx, page = open_table(browser, base_url, view=v, seq=3)
     try:
@@ -916,7 +916,7 @@ def test_spanish_strings_agree(browser, base_url):
         assert page.locator(".result-points").inner_text() == "Te anotas 9"
         assert "te pegaste" in page.locator(".result-line").inner_text().lower()
         cross = base_view(rules=dict(RULES, preset="cross", max_pip=6, layout="cross", drawing=True), turn=3, legal=[],
-                          center=[6, 6], arms={"up": [[6, 3]]}, ends=[{"end": "up", "value": 3, "double": False}],
+                          center=[6, 6], arms={"up": [[6, 3]]}, ends=[{"end": "up", "value": 3, "double": False, "outcome": 3}],
                           last={"seat": 2, "tile": [6, 3], "end": "up"})
         push(page, events_frame(18, [{"kind": "play", "seat": 2, "tile": [6, 3], "end": "up"}], cross))
         page.wait_for_function("document.getElementById('announcer').textContent.includes('juega el 6-3 al doble 6')", timeout=3000)

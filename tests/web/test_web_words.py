@@ -118,13 +118,13 @@ def test_the_ticker_names_the_end_by_its_number(browser, base_url, width, height
     ctx, page = open_at(browser, base_url, width=width, height=height, view=base_view(turn=1, legal=[]))
     try:
         after = base_view(turn=2, legal=[], counts=[7, 5, 7, 7], arms={"left": [[5, 6], [6, 6]], "right": [[3, 1], [1, 7]]},
-                          ends=[{"end": "left", "value": 6, "double": True}, {"end": "right", "value": 7, "double": False}],
+                          ends=[{"end": "left", "value": 6, "double": True, "outcome": 6}, {"end": "right", "value": 7, "double": False, "outcome": 7}],
                           last={"seat": 1, "tile": [1, 7], "end": "right"})
         push(page, events_frame(18, [{"kind": "play", "seat": 1, "tile": [7, 1], "end": "right"}], after))
         page.wait_for_function("document.querySelector('#ticker').textContent.includes('Pancho')", timeout=5000)
         assert ticker(page) == "Pancho juega el 7-1 al 1.", ticker(page)
         later = dict(after, turn=3, counts=[7, 5, 6, 7], arms={"left": [[5, 6], [6, 6], [6, 4]], "right": [[3, 1], [1, 7]]},
-                     ends=[{"end": "left", "value": 4, "double": False}, {"end": "right", "value": 7, "double": False}],
+                     ends=[{"end": "left", "value": 4, "double": False, "outcome": 4}, {"end": "right", "value": 7, "double": False, "outcome": 7}],
                      last={"seat": 2, "tile": [6, 4], "end": "left"})
         push(page, events_frame(19, [{"kind": "play", "seat": 2, "tile": [6, 4], "end": "left"}], later))
         page.wait_for_function("document.querySelector('#ticker').textContent.includes('Cuca')", timeout=5000)

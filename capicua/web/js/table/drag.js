@@ -11,7 +11,6 @@ import { renderHand, renderChooser, sameOutcome, sendPlay } from './hand.js';
 // end only plays wherever it is let go over the board. A press that does not
 // move is a tap (the click plays or opens the chooser).
 const DRAG_START_PX = 8;
-
 let drag = null; // {pointer, tile, key, options, x0, y0, active, floater}
 
 $('hand').addEventListener('pointerdown', (ev) => {

@@ -13,11 +13,8 @@ import { seatCards, renderSeats, seatTileEl, showDraw } from './seats.js';
 import { openPanel } from './panel.js';
 
 let announceBuf = [];
-
 let announceTimer = null;
-
 let tickerSay = null; // the status line's last announcement, as a function of the language
-
 /**
  * Tell screen readers, and show on the status line. `msg` is a string or a
  * function that words it in the current language: then the status line
@@ -43,7 +40,6 @@ export function toast(msg, code = '') {
   setTimeout(() => el.classList.add('toast--out'), 3200);
   setTimeout(() => el.remove(), 3700);
 }
-
 /**
  * Banners and stamps are worded by functions of the language, kept on the
  * element, so one on screen follows the language toggle.
@@ -55,7 +51,6 @@ function wordBanner(el, title, sub = null) {
   };
   el.wordIt();
 }
-
 /**
  * A banner over the middle of the board (pointer-events: none). `ms` is how
  * long it stays before fading out for `fade` ms; `muted` drops the festive
@@ -74,9 +69,7 @@ function centerBanner(kind, title, sub = null, ms = 2200, { fade = 500, muted = 
 // "Mano N" is a short flash: gone after HAND_BANNER_MS + HAND_BANNER_FADE
 // (≤ 1.2 s), and at once when a newer event is shown or the human is on turn.
 const HAND_BANNER_MS = 800;
-
 const HAND_BANNER_FADE = 350;
-
 export function clearHandBanners() {
   for (const el of $('center-banners').querySelectorAll('.cbanner--hand')) el.remove();
 }
@@ -121,9 +114,7 @@ function confetti() {
 // newest SPEECH_WAITING neighbours' lines wait: stale talk is dropped; a
 // player's phrase is never dropped), and the speaker's seat is marked while it shows.
 const SPEECH_WAITING = 2;
-
 const speechWaiting = [];
-
 const speechRoom = () => (window.matchMedia('(max-width: 640px)').matches ? 1 : 2);
 
 /** A said frame: said in its turn among the effects of its batch, by `name` (the frame's) or the seat's. */
@@ -313,16 +304,11 @@ export function sayMissedStandIn(events) {
 // go), then the score sheet opens. A new hand (its hand_start, or a sync)
 // cancels every pending timer, banner, stamp, line of speech and effect.
 const FX_GAP = { play: 420, pass: 520, draw: 300, capicua: 250, redeal: 1200 };
-
 const TRANQUE_PASS_GAP = 320; // the passes that block the game go by quicker
-
 const SCENE = { banner: 1500, matchBanner: 2200, reveal: 1400, hold: 8000 }; // hold: a safety net, the reveal takes them
-
 // landing: the flight of the tile just played, when one is in the air; epoch: which hand the queue plays.
 const fx = { queue: [], busy: false, timers: new Set(), scene: null, slamUntil: 0, landing: null, epoch: 0 };
-
 const LANDING_PATIENCE_MS = 1500; // a flight that never reports its landing holds nothing up for longer
-
 // The last tile lands for SLAM_MS: the rest of its batch, a few ms behind it,
 // draws the board again, and the tile lands on that drawing too (not cut short).
 const SLAM_MS = 250;

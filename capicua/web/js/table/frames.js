@@ -1,3 +1,4 @@
+// @ts-check
 // The frames of docs/protocol.md as the page takes them: a welcome, a sync, a batch
 // of events with its view, the table, what was said, honours, paused, errors.
 
@@ -35,7 +36,7 @@ function afterViewChange(prev, { sync }) {
   renderAll();
   if (sync && v.phase === 'play' && !isMyTurn() && v.turn !== null && v.turn !== undefined) announce(() => t('say.turn', { name: seatName(v.turn) }));
   if (isMyTurn() && !wasMine) {
-    const n = new Set((v.legal || []).map((l) => tileKey(l.tile))).size;
+    const n = new Set((v.legal || []).filter((l) => 'tile' in l).map((l) => tileKey(l.tile))).size;
     if (n > 0) {
       if (!sync) sound.cue();
       announce(() => (n === 1 ? t('say.yourturn1') : t('say.yourturn', { n })));
@@ -67,7 +68,6 @@ function handleError(f) {
   toast(msg, code);
   renderAll();
 }
-
 /**
  * The welcome names this socket's seat: the answer to its hello, and in the
  * lobby each time its seat changed (it sat, stood, was moved or sent to
@@ -88,6 +88,7 @@ function followTable(next) {
   if (before && next && next.match_number !== before.match_number) { S.panelHandShown = null; S.honours = null; }
 }
 
+/** @param {import('../protocol.js').ServerFrame} f */
 export function onFrame(f) {
   switch (f.type) {
     case 'welcome':

@@ -7,7 +7,7 @@ import { tileSvg, tileKey } from '../tiles.js';
 import * as countdown from '../countdown.js';
 import { createTalk } from '../talk.js';
 import { $, h, fill } from '../dom.js';
-import { S, V, isPlayer, mySeat, isMyTurn, tileName, optionsFor, isPlayable, clockedSeat, endChoiceLabel, send } from './state.js';
+import { S, V, isPlayer, mySeat, isMyTurn, tileName, optionsFor, isPlayable, clockedSeat, endChoiceLabel, send, endOf } from './state.js';
 import { announce, toast } from './effects.js';
 import { renderBoardArea } from './board.js';
 import { dragging } from './drag.js';
@@ -52,7 +52,6 @@ export function renderHand() {
   }
   renderChooser();
 }
-
 /**
  * Beside the hand: the player's own countdown when their turn is on the
  * clock ("Te quedan 12 s"), and the table-talk button (players only).
@@ -64,16 +63,15 @@ function renderMeTools() {
   else if (!clock.firstChild) fill(clock, countdown.countdownEl({ wide: true, testid: 'my-countdown' }));
   talk.render(isPlayer());
 }
-
-/** The options of the pending tile, one per outcome (ends with the same number and double-ness play alike). */
+/**
+ * The options of the pending tile, one per outcome: the VIEW's ends say which ends one
+ * tile covers to the same effect (equal `outcome`), and those are one choice.
+ */
 function choiceGroups() {
-  const ends = V().ends || [];
   const groups = [];
   for (const o of S.pending ? S.pending.options : []) {
-    const e = ends.find((x) => x.end === o.end);
-    const value = e ? e.value : null;
-    const double = !!(e && e.double);
-    if (!groups.some((g) => g.value === value && g.double === double)) groups.push({ end: o.end, value, double });
+    const e = endOf(o.end);
+    if (!groups.some((g) => g.outcome === e.outcome)) groups.push({ end: o.end, value: e.value, double: e.double, outcome: e.outcome });
   }
   return groups;
 }
@@ -107,12 +105,10 @@ function onTileActivate(tile) {
   announce(() => t('choose.title'));
 }
 
-/** Two ends showing the same number (and the same double-ness) give the same result. */
+/** The options of a tile are one move: its first tile of the hand, or ends of one outcome (the VIEW's `ends`). */
 export function sameOutcome(opts) {
   if (opts.some((o) => o.end === null || o.end === undefined)) return true;
-  const ends = opts.map((o) => (V().ends || []).find((e) => e.end === o.end));
-  if (ends.some((e) => !e)) return false;
-  return ends.every((e) => e.value === ends[0].value && !!e.double === !!ends[0].double);
+  return new Set(opts.map((o) => endOf(o.end).outcome)).size === 1;
 }
 
 function chooseEnd(end) {
@@ -163,7 +159,6 @@ $('hand').addEventListener('keydown', (ev) => {
   else if (ev.key === 'End') j = tiles.length - 1;
   if (j !== null) { ev.preventDefault(); tiles[j].focus(); }
 });
-
 document.addEventListener('keydown', (ev) => {
   if (ev.target && ['INPUT', 'SELECT', 'TEXTAREA'].includes(ev.target.tagName)) return;
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return;

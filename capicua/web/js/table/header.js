@@ -123,19 +123,15 @@ export function renderToggles() {
   snd.classList.toggle('is-off', !sound.soundEnabled());
   sb.classList.toggle('is-off', !subsOn);
 }
-
 function readToggle(key, dflt) {
   try { const v = localStorage.getItem(key); return v === null ? dflt : v === 'on'; } catch (_) { return dflt; }
 }
-
 $('subs-btn').addEventListener('click', () => {
   const on = !readToggle('capicua.subs', true);
   try { localStorage.setItem('capicua.subs', on ? 'on' : 'off'); } catch (_) { /* ignore */ }
   renderToggles();
 });
-
 $('sound-btn').addEventListener('click', () => { sound.setSoundEnabled(!sound.soundEnabled()); renderToggles(); });
-
 $('seed-hash').addEventListener('click', () => {
   const pop = $('seed-pop');
   pop.hidden = !pop.hidden;

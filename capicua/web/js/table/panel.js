@@ -113,7 +113,6 @@ function renderMatchOver() {
     S.replay ? null : h('p', { class: 'replay-link' }, h('a', { class: 'btn', href: '/leaderboard', 'data-testid': 'leaderboard-link', text: t('nav.leaderboard') })),
   );
 }
-
 /**
  * The honours frame: what the match just ended gave me (a level, achievements), celebrated until closed.
  * Over the table it floats under the top bar; while the score sheet is open it is the sheet's first
@@ -180,7 +179,6 @@ export function renderPanel() {
   if (opening || S.panelFocusKey !== focusKey) focusPanel(panel, opening, focusKey);
   renderHonours(); // into the sheet, first: not under it
 }
-
 /**
  * The panel takes the keyboard focus when it opens (once per hand and mode):
  * on "Siguiente mano" after a hand, so Enter plays on; on "Otra partida" after
@@ -192,7 +190,6 @@ function focusPanel(panel, opening, focusKey) {
   const target = [$('next-hand'), $('rematch'), $('play-again'), $('panel-close')].find((el) => !el.hidden && !el.disabled);
   if (target) target.focus({ preventScroll: true });
 }
-
 /**
  * Hide the panel; if the focus was in it (or was lost, e.g. with "Siguiente
  * mano" disabled once pressed), give it back: to what had it, else the hand, else the board.
@@ -212,15 +209,11 @@ function hidePanel(panel) {
 }
 
 export function openPanel(mode) { S.panel = mode; renderPanel(); }
-
 export function closePanel() { S.panel = null; renderPanel(); }
 
 $('libreta-btn').addEventListener('click', () => (S.panel ? closePanel() : openPanel(V().phase === 'hand_over' || V().phase === 'match_over' ? 'result' : 'libreta')));
-
 $('panel-close').addEventListener('click', closePanel);
-
 $('panel-backdrop').addEventListener('click', closePanel);
-
 /** Under "Otra partida": who it waits for, and the decisions on a gone player's seat. */
 function rematchBox() {
   let box = $('rematch-check');
@@ -236,7 +229,6 @@ $('rematch').addEventListener('click', () => {
   S.rematchFor = S.tableInfo && S.tableInfo.match_number;
   renderPanel();
 });
-
 $('next-hand').addEventListener('click', () => {
   const v = V();
   if (send({ type: 'next_hand', seq: S.seq })) { S.nextSentFor = v.hand_number; renderPanel(); } else toast(t('err.offline'), 'offline');

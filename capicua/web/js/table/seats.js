@@ -11,7 +11,6 @@ import { V, nPlayers, isPlayer, mySeat, teams, myTeam, partnership, clockwise, r
 import { seatBanner, revealDue } from './effects.js';
 
 export const seatCards = new Map();
-
 let seatLayoutKey = '';
 
 /** The seats are laid out afresh at the next render (a welcome may have changed mine). */
@@ -132,7 +131,6 @@ export function renderSeats() {
     }
   }
 }
-
 /**
  * Put back what is still in the air after a render: the board tiles flying
  * in (renderBoardArea), the drawers' counts and face-down tiles, and the

@@ -1,3 +1,4 @@
+// @ts-check
 // The table page's state: the ONE mutable object (S) that every module reads, and the
 // selectors that answer from it and from the VIEW (docs/protocol.md) what the page
 // shows: who sits where, whose turn, which team is mine, a tile's legal options, the
@@ -8,11 +9,16 @@ import { tileKey, sameTile } from '../tiles.js';
 import { readToken, readNickname } from '../guest.js';
 import * as countdown from '../countdown.js';
 
-export const pageTableId = decodeURIComponent((location.pathname.match(/\/t\/([^/?#]+)/) || [])[1] || new URLSearchParams(location.search).get('table') || '');
+/** @typedef {import('../protocol.js').View} View */
+/** @typedef {import('../protocol.js').Table} Table */
+/** @typedef {import('../protocol.js').Seat} Seat */
+/** @typedef {import('../protocol.js').End} End */
+/** @typedef {import('../protocol.js').Tile} Tile */
+/** @typedef {{tile: Tile, end: string | null}} PlayOption a legal play of the VIEW */
 
+export const pageTableId = decodeURIComponent((location.pathname.match(/\/t\/([^/?#]+)/) || [])[1] || new URLSearchParams(location.search).get('table') || '');
 // The link with ?mirar=1 ("Mirar") watches: the hello says watch, the page shows the public view only.
 export const watchOnly = new URLSearchParams(location.search).get('mirar') === '1';
-
 export const S = {
   tableId: pageTableId,
   watch: watchOnly, // this page only watches: its hello says so, and no notice explains it
@@ -25,10 +31,10 @@ export const S = {
   sitAfterHello: null, // the seat to ask for once the hello with a new token is welcomed
   rematchFor: null, // the match whose "Otra partida" was sent
   nickname: readNickname(),
-  tableInfo: null,
-  view: null,
+  tableInfo: /** @type {Table | null} */ (null), // the TABLE of the last welcome or table frame
+  view: /** @type {View | null} */ (null), // this seat's VIEW after the last sync or events frame
   seq: 0,
-  pending: null, // {tile, options}
+  pending: /** @type {{key: string, tile: Tile, options: PlayOption[]} | null} */ (null), // the tile whose end is being chosen
   awaiting: false,
   awaitTimer: null,
   boardShape: null, // the board layout's shape, kept from render to render so the drawing does not flip
@@ -43,23 +49,17 @@ export const S = {
   fatal: null, // the key of what makes the table unusable ("err.unknown_table"): the page says only that
 };
 
-export const V = () => S.view || {};
-
+/** The VIEW, or an empty one before the first: every field may be missing. */
+export const V = () => /** @type {View} */ (S.view || {});
 export const nPlayers = () => (V().rules && V().rules.players) || (V().counts && V().counts.length) || 4;
-
 export const isPlayer = () => typeof V().seat === 'number' || (S.view === null && typeof S.seat === 'number');
-
 export const mySeat = () => (typeof V().seat === 'number' ? V().seat : (typeof S.seat === 'number' ? S.seat : 0));
-
 export const isMyTurn = () => isPlayer() && V().phase === 'play' && V().turn === mySeat();
-
 export const teams = () => V().teams || [0, 1, 0, 1].slice(0, nPlayers());
-
 export const myTeam = () => teams()[mySeat()];
-
 export const partnership = () => {
-  const r = V().rules || {};
-  if (typeof r.partnership === 'boolean') return r.partnership;
+  const r = V().rules;
+  if (r && typeof r.partnership === 'boolean') return r.partnership;
   return nPlayers() === 4 && (V().scores || []).length === 2;
 };
 
@@ -70,11 +70,8 @@ const SLOTS = {
   4: ['bottom', 'right', 'top', 'left'],
   5: ['bottom', 'right', 'top', 'top', 'left'],
 };
-
 export const clockwise = () => !!(V().rules && V().rules.direction === 'clockwise');
-
 export function relOf(seat, me = mySeat()) { const n = nPlayers(); return (seat - me + n) % n; }
-
 export function slotOf(seat, me = mySeat()) {
   const n = nPlayers();
   const slot = (SLOTS[n] || SLOTS[4])[relOf(seat, me)] || 'top';
@@ -83,19 +80,20 @@ export function slotOf(seat, me = mySeat()) {
   return slot;
 }
 
-/** The TABLE's seat (docs/protocol.md): {seat, kind, name, …}, or {} before the welcome. */
+/**
+ * The TABLE's seat (docs/protocol.md): {seat, kind, name, …}, or {} before the welcome.
+ * @param {number} seat
+ * @returns {Partial<Seat>}
+ */
 export function seatInfo(seat) {
   return (S.tableInfo && S.tableInfo.seats[seat]) || {};
 }
-
 export function seatCharacter(seat) {
   return seatInfo(seat).character || null;
 }
-
 export function seatIsHuman(seat) {
   return seatInfo(seat).kind === 'human';
 }
-
 export function seatName(seat) {
   if (seat === null || seat === undefined) return '?';
   const name = seatInfo(seat).name;
@@ -105,7 +103,6 @@ export function seatName(seat) {
   if (nPlayers() === 4) return [t('seat.you'), t('seat.right'), t('seat.partner'), t('seat.left')][rel];
   return t('seat.name', { n: seat + 1 });
 }
-
 /** A neighbour's bot level, or a guest's level in the standings (the seat's player_level). */
 export function seatLevel(seat) {
   const info = seatInfo(seat);
@@ -113,22 +110,18 @@ export function seatLevel(seat) {
   const lv = info.level;
   return lv ? (has(`levelshort.${lv}`) ? t(`levelshort.${lv}`) : lv) : '';
 }
-
 export const levelName = (level) => (lang() === 'en' && level.name_en ? level.name_en : level.name);
-
 /** The score columns in the order shown: the viewer's own side first ("Nosotros", whatever the seat), then the others. */
 export function teamOrder() {
   const cols = (V().scores || []).map((_, i) => i);
   const mine = isPlayer() ? myTeam() : null;
   return mine === null || mine === undefined || !cols.includes(mine) ? cols : [mine, ...cols.filter((c) => c !== mine)];
 }
-
 export function teamLabel(team) {
   if (!partnership()) return seatName(team);
   if (!isPlayer()) return team === 0 ? t('team.ns') : t('team.ew');
   return team === myTeam() ? t('team.us') : t('team.them');
 }
-
 /**
  * Pick the phrasing that agrees with who `team` is, seen from this screen:
  * key.us / key.them in partnership games, key.me when it is the viewer's own
@@ -139,13 +132,11 @@ export function teamKey(key, team) {
   if (partnership()) return team === myTeam() ? `${key}.us` : `${key}.them`;
   return team === myTeam() ? `${key}.me` : key;
 }
-
 /** true when the viewer's team (or own seat) won `winner`, false when it lost, null for spectators. */
 export function viewerWon(winner) {
   if (!isPlayer() || winner === null || winner === undefined) return null;
   return winner === myTeam();
 }
-
 /**
  * The open end a play went on, as it showed before the tile: {value, double}
  * ("al 5", "al doble 6": what players say, never left or right). Read from the
@@ -171,25 +162,26 @@ export function endWords(ev) {
   if (!e) return () => endChoiceLabel(ev.end); // not on the board any more: the end as it shows now
   return () => t(e.double ? 'choose.end.double' : 'choose.end', { value: e.value });
 }
-
 /** "12 puntos", "1 punto": the pips left in a hand. */
 export function pipsText(n) {
   return n === 1 ? t('seat.pips.one') : t('seat.pips', { n });
 }
-
 export function tileName(tile) {
   return tile[0] === tile[1] ? t('tile.double', { a: tile[0] }) : t('tile.name', { a: tile[0], b: tile[1] });
 }
-
+/**
+ * The VIEW's legal plays of `tile`, one per end.
+ * @param {Tile} tile
+ * @returns {PlayOption[]}
+ */
 export function optionsFor(tile) {
   const out = [];
   for (const l of V().legal || []) {
-    if (!sameTile(l.tile, tile)) continue;
+    if (!('tile' in l) || !sameTile(l.tile, tile)) continue;
     if (!out.some((o) => (o.end ?? null) === (l.end ?? null))) out.push(l);
   }
   return out;
 }
-
 export function isPlayable(tile) { return isMyTurn() && optionsFor(tile).length > 0; }
 
 /**
@@ -209,13 +201,23 @@ export function connShown() {
   return S.status === 'open' && S.paused ? 'paused' : S.status;
 }
 
+/**
+ * The VIEW's open end named `end` ({end, value, double, playable, outcome}), or undefined.
+ * @param {string | null | undefined} end
+ * @returns {End | undefined}
+ */
+export function endOf(end) {
+  return (V().ends || []).find((x) => x.end === end);
+}
+
 /** The end as the chooser says it: "al 9", "al doble 6". */
 export function endChoiceLabel(end) {
-  const e = (V().ends || []).find((x) => x.end === end);
+  const e = endOf(end);
   if (!e) return String(end);
   return e.double ? t('choose.end.double', { value: e.value }) : t('choose.end', { value: e.value });
 }
 
+/** @param {View} v */
 export function overKey(v) { return `${v.hand_number}:${v.phase}`; }
 
 let conn = null; // the source of frames (mountTable): a websocket, or a replay
