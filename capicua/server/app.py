@@ -190,7 +190,8 @@ def create_app(
         )
         guests = Guests(StoreGuests(store, guest_threads))
         deps.store, deps.tables, deps.guests, deps.analyst = store, tables, guests, analyst
-        deps.replays = Replays(tables)  # built off the loop, kept while the app runs
+        deps.log, deps.records = event_log, event_log
+        deps.replays = Replays(event_log, event_log)  # built off the loop, kept while the app runs
         deps.sockets = Sockets(tables, bus, guests, limits)
         deps.health = lambda: {"bots": pool_state(pool), "analysis": pool_state(analysis_pool)}
         # The running parts, for whoever holds the app (the tests reach the store and the loop so).

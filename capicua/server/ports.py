@@ -10,6 +10,7 @@ hands each part the ports it uses, typed, so mypy proves every adapter fits.
   (:data:`~capicua.table.protocol.ToGateway`: frames, what a socket hears, owner changes).
 - :class:`TableRouter` is how the socket tier reaches a table: where it lives,
   and the :data:`~capicua.table.protocol.ToTable` messages for it.
+- :class:`LiveMatches` answers what verifying a hand of a match being played needs.
 - :class:`Clock` tells the time and fires timers.
 - :class:`BotPool` asks bots for moves, off the event loop.
 - :class:`GuestBook` finds, makes and renames guests (the socket tier's and the HTTP API's identity).
@@ -20,7 +21,7 @@ In-process implementations: :mod:`capicua.server.adapters.memory` (log, bus,
 clock), :mod:`capicua.server.adapters.sql` (the log, records and guests in the
 SQL store), :mod:`capicua.server.adapters.honours` (standings),
 :mod:`capicua.server.adapters.botpool` (bots), :class:`capicua.server.registry.Tables`
-(the router), :class:`capicua.server.analyst.Analyst` (hand ends). A cluster puts
+(the router, the live matches), :class:`capicua.server.analyst.Analyst` (hand ends). A cluster puts
 PostgreSQL and Redis behind the same interfaces.
 """
 
@@ -116,6 +117,15 @@ class TableRouter(Protocol):
 
 class TimerHandle(Protocol):
     def cancel(self) -> None: ...
+
+
+class LiveMatches(Protocol):
+    def hand_record(self, table_id: str, match_number: int | None, hand: int) -> dict[str, Any] | None:
+        """When match ``match_number`` (``None``: the latest) of the table is being played
+        here, the record :func:`capicua.table.fairness.verify_record_hand` needs of hand
+        ``hand`` (:func:`capicua.table.fairness.hand_to_verify`: a hand in play raises
+        :class:`~capicua.table.fairness.HandNotOver`); ``None`` otherwise (its records are
+        in the store)."""
 
 
 class Clock(Protocol):

@@ -95,9 +95,6 @@ class Tables:
 
     # ------------------------------------------------------------ finding
 
-    def live(self, table_id: str) -> TableShell | None:
-        return self.shells.get(table_id)
-
     async def route(self, table_id: str) -> Route | None:
         """Where the table lives: here, loaded when it is not in memory (``None``: no such table)."""
         shell = await self.get(table_id)
@@ -111,6 +108,11 @@ class Tables:
             self.bus.publish(route.table, conn_audience(message.conn), OwnerChanged(route.table, None))
             return
         shell.receive(message)
+
+    def hand_record(self, table_id: str, match_number: int | None, hand: int) -> dict[str, Any] | None:
+        """:class:`~capicua.server.ports.LiveMatches`: from the table when it runs here."""
+        shell = self.shells.get(table_id)
+        return None if shell is None else shell.hand_record(match_number, hand)
 
     async def get(self, table_id: str) -> TableShell | None:
         """The running table, loaded from its log when it is not in memory."""

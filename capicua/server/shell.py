@@ -54,6 +54,7 @@ from capicua.table.core import (
     TableCore,
     TimerFired,
 )
+from capicua.table.fairness import hand_to_verify
 from capicua.table.protocol import (
     ALL,
     PUBLIC,
@@ -143,6 +144,14 @@ class TableShell:
             self._send(conn_audience(message.conn), frame)
             return
         self.post(message)
+
+    def hand_record(self, match_number: int | None, hand: int) -> dict[str, Any] | None:
+        """What verifying hand ``hand`` of the match being played needs, when it is match
+        ``match_number`` (``None``: whichever); read between the table's steps, so never
+        half-changed. Raises :class:`~capicua.table.fairness.HandNotOver`."""
+        if match_number not in (None, self.core.match_number):
+            return None
+        return hand_to_verify(self.core.match, hand)
 
     def conns(self) -> int:
         """Sockets that said hello here and have not left."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from capicua.engine import EngineError, Rules, RulesError, make_rules, rules_from_json, seed_hash
+from capicua.engine import EngineError, Match, Rules, RulesError, make_rules, rules_from_json, seed_hash
 from capicua.engine.deal import HandDeals, deal_hand, opener_rule, shown_seats
 
 ANSWER_KEYS = (
@@ -126,6 +126,17 @@ def verify_record_hand(record: Any, hand_number: int) -> dict[str, Any]:
     answer["deal_matches"] = entry.get("deal") == dealt.standing.to_json()
     return answer
 
+
+
+def hand_to_verify(match: Match, hand_number: int) -> dict[str, Any]:
+    """The record :func:`verify_record_hand` needs of hand ``hand_number`` of a match
+    still being played: its rules, the result kinds of the hands before (the opener
+    rule) and that hand's entry. A hand in play keeps its seed secret: :class:`HandNotOver`."""
+    if hand_number > len(match.hands) or match.hands[hand_number - 1].result is None:
+        raise HandNotOver(f"hand {hand_number} is not over: its seed is still secret")
+    # Every hand before it is over (a match plays one hand at a time).
+    before = [{"result": {"kind": h.result["kind"]}} for h in match.hands[: hand_number - 1] if h.result is not None]
+    return {"rules": match.rules.to_json(), "hands": [*before, match.hand_record(match.hands[hand_number - 1])]}
 
 def deal_answer(rules: Rules, hand_seed: str, hand_number: int, dealt: HandDeals) -> dict[str, Any]:
     """The answer for a recomputed deal (the seed form: nothing published to compare with)."""

@@ -40,13 +40,13 @@ from capicua.tools.bench_replay import guest_and_neighbours, play_match
 
 
 class MemoryTables:
-    """What a replay reads of the tables: each one's records and log, and how often the log was read."""
+    """What a replay reads of the stored tables (its log and records ports): each one's
+    records and log, and how often the log was read."""
 
     def __init__(self) -> None:
         self.logs: dict[str, list[dict[str, Any]]] = {}
         self.finished: dict[str, dict[str, Any]] = {}
         self.loads = 0
-        self.log = self
 
     def add(self, table_id: str, seed: str, target: int = 50) -> None:
         opening = open_entry(table_id, "cubano", {"target": target}, "secret-" + seed,
@@ -92,7 +92,7 @@ def run(app: Starlette, job: Callable[[httpx.AsyncClient], Any]) -> Any:
 def test_a_replay_is_built_and_written_off_the_loop_then_served_from_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     tables = MemoryTables()
     tables.add("t_cache1", "cache-1", target=100)
-    replays = Replays(tables)
+    replays = Replays(tables, tables)
     loop_thread = threading.get_ident()  # asyncio.run runs its loop in this thread
     dumped: list[tuple[int, int]] = []  # (thread, characters) of every json.dumps call
     real_dumps = json.dumps
@@ -137,7 +137,7 @@ def test_a_replay_is_built_and_written_off_the_loop_then_served_from_the_cache(m
 def test_the_gzipped_replay_passes_the_gzip_middleware_as_it_is() -> None:
     tables = MemoryTables()
     tables.add("t_cache2", "cache-2")
-    app = app_of(Replays(tables))
+    app = app_of(Replays(tables, tables))
 
     async def job(client: httpx.AsyncClient) -> tuple[httpx.Response, httpx.Response, bytes]:
         zipped = await client.get("/api/replay/t_cache2/1", headers={"Accept-Encoding": "gzip"})
@@ -158,7 +158,7 @@ def test_builds_are_bounded_and_one_match_is_built_once(monkeypatch: pytest.Monk
     tables = MemoryTables()
     for i in range(limit + 1):
         tables.add(f"t_bound{i:02d}", f"bound-{i}")
-    replays = Replays(tables)
+    replays = Replays(tables, tables)
     gate = threading.Event()
     running = {"now": 0, "most": 0}
     lock = threading.Lock()

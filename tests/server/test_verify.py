@@ -12,7 +12,6 @@ import json
 import threading
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -26,6 +25,7 @@ from capicua.table.fairness import (
     ANSWER_KEYS,
     HandNotOver,
     VerifyError,
+    hand_to_verify,
     verify_deal,
     verify_record_hand,
 )
@@ -167,13 +167,6 @@ def test_cli_verify_hand_of_a_record_and_by_seed(tmp_path: Path, capsys: pytest.
 # ----------------------------------------------------------------- /api/verify
 
 
-class FakeShell:
-    """A running table, as the verify endpoint reads it: its core's current match."""
-
-    def __init__(self, match: Match) -> None:
-        self.core = SimpleNamespace(match=match, match_number=1)
-
-
 class FakeStore:
     """The store's records of each table's matches (what the tables wrote at hand ends)."""
 
@@ -189,20 +182,27 @@ class FakeStore:
 
 
 class FakeManager:
-    """The tables' ``live`` lookup and their ``log`` (the store's records)."""
+    """The live matches (each table's first, being played) and the store's records."""
 
     def __init__(self, store: FakeStore | None = None, **tables: Match) -> None:
-        self.shells = {k: FakeShell(m) for k, m in tables.items()}
-        self.log = store or FakeStore()
+        self.matches = tables
+        self.store = store or FakeStore()
 
-    def live(self, table_id: str) -> FakeShell | None:
-        return self.shells.get(table_id)
+    def hand_record(self, table_id: str, match_number: int | None, hand: int) -> dict[str, Any] | None:
+        match = self.matches.get(table_id)
+        if match is None or match_number not in (None, 1):
+            return None
+        return hand_to_verify(match, hand)
+
+
+def answer(manager: FakeManager, query: dict[str, str]) -> Any:
+    return verify_http.answer(manager, manager.store, query)
 
 
 def ask(query: dict[str, str], manager: Any = None) -> tuple[int, dict[str, Any]]:
     """``(status, body)`` as ``/api/verify`` answers ``query``."""
     try:
-        return 200, asyncio.run(verify_http.answer(manager or FakeManager(), query))
+        return 200, asyncio.run(answer(manager or FakeManager(), query))
     except HttpError as exc:
         return exc.status, exc.body()
 
@@ -297,7 +297,7 @@ def test_verify_recomputes_in_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(verify_http, "verify_deal", spy)
 
     async def main_loop() -> tuple[int, int]:
-        await verify_http.answer(FakeManager(), {"seed": "a"})
+        await answer(FakeManager(), {"seed": "a"})
         return 200, threading.get_ident()
 
     status, loop_thread = asyncio.run(main_loop())

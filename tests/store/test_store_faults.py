@@ -80,7 +80,7 @@ def test_a_hello_to_a_table_that_cannot_be_loaded_is_told_paused_then_welcomed(
 ) -> None:
     srv = live_server(bot_delay=FROZEN)
     t = srv.new_table()
-    shell = srv.tables.live(t["table_id"])
+    shell = srv.tables.shells[t["table_id"]]
     srv.tables.forget(shell)
     srv.run(shell.stop())  # out of memory: the next hello loads it from the store
     event_log = srv.tables.log

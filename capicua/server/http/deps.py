@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from capicua.server.gateway.limits import Budget, HttpLimits
+from capicua.server.ports import EventLog, MatchRecords
 
 if TYPE_CHECKING:
     from capicua.server.analyst import Analyst
@@ -36,6 +37,8 @@ class Deps:
     (the bot pools: ``ok`` or ``restarting``)."""
 
     store: Store
+    log: EventLog  # the tables' stored logs (and whether the store can be written)
+    records: MatchRecords  # their matches' records
     tables: Tables
     guests: Guests
     analyst: Analyst

@@ -13,7 +13,7 @@ from capicua.server.http.deps import Deps
 def routes(deps: Deps) -> list[BaseRoute]:
     async def healthz(request: Request) -> Response:
         parts = deps.health()
-        store = deps.tables.log.healthy
+        store = deps.log.healthy
         ok = store and all(state == "ok" for state in parts.values())
         body = {"ok": ok, **parts, "store": "ok" if store else "failing"}
         return JSONResponse(body, status_code=200 if ok else 503)

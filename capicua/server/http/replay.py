@@ -57,7 +57,7 @@ from capicua.server.http.matchaccess import (
     share_link,
 )
 from capicua.server.http.viewer import link_key, viewer
-from capicua.server.ports import LogUnavailable
+from capicua.server.ports import EventLog, LogUnavailable, MatchRecords
 from capicua.table import protocol
 from capicua.table.core import AUTO, AUTOMATIC
 from capicua.table.fairness import VerifyError, verify_record_hand
@@ -99,13 +99,13 @@ def parse_match_number(raw: str) -> int:
     return number
 
 
-async def finished_record(tables: Any, table_id: str, raw_number: str) -> dict[str, Any]:
+async def finished_record(records: MatchRecords, table_id: str, raw_number: str) -> dict[str, Any]:
     """The record of match ``raw_number`` of table ``table_id``, once that match is over."""
     if not table_id_ok(table_id):
         raise HttpError(404, "unknown_table", "no such table")
     number = parse_match_number(raw_number)
     try:
-        stored = await tables.log.records(table_id)
+        stored = await records.records(table_id)
     except LogUnavailable as exc:
         raise HttpError(503, "unavailable", "the store cannot be read right now") from exc
     if stored is None:
@@ -119,10 +119,10 @@ async def finished_record(tables: Any, table_id: str, raw_number: str) -> dict[s
     return record
 
 
-async def load_match(tables: Any, table_id: str, raw_number: str) -> StoredMatch:
-    record = await finished_record(tables, table_id, raw_number)
+async def load_match(log: EventLog, records: MatchRecords, table_id: str, raw_number: str) -> StoredMatch:
+    record = await finished_record(records, table_id, raw_number)
     try:
-        entries = await tables.log.load(table_id)
+        entries = await log.load(table_id)
     except LogUnavailable as exc:
         raise HttpError(503, "unavailable", "the store cannot be read right now") from exc
     return StoredMatch(table_id, parse_match_number(raw_number), record, entries or [])
@@ -330,12 +330,15 @@ class ReplayCache:
 
 class Replays:
     """Every replay this server serves: each built once, off the event loop, at most
-    ``builds`` at once, then served from :class:`ReplayCache`."""
+    ``builds`` at once, then served from :class:`ReplayCache`. ``log`` and ``records``:
+    the stored tables' logs and their matches' records."""
 
     def __init__(
-        self, tables: Any, cache_bytes: int = CACHE_BYTES, builds: int = BUILDS, waiting: int = WAITING,
+        self, log: EventLog, records: MatchRecords,
+        cache_bytes: int = CACHE_BYTES, builds: int = BUILDS, waiting: int = WAITING,
     ) -> None:
-        self.tables = tables
+        self.log = log
+        self.records = records
         self.cache = ReplayCache(cache_bytes)
         self.builds = builds
         self.waiting = waiting
@@ -369,7 +372,7 @@ class Replays:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.builds)
         async with self._slots:
-            stored = await load_match(self.tables, key[0], raw_number)
+            stored = await load_match(self.log, self.records, key[0], raw_number)
             built = await asyncio.to_thread(build_encoded, stored)
         self.built += 1
         return built
@@ -388,7 +391,7 @@ def routes(deps: Deps) -> list[BaseRoute]:
         """The replay page, with the status its match has (the page says why in its own
         language), its static URLs versioned like every page's (:mod:`capicua.server.http.static`)."""
         try:
-            await finished_record(deps.tables, request.path_params["table_id"], request.path_params["match_number"])
+            await finished_record(deps.records, request.path_params["table_id"], request.path_params["match_number"])
             status = 200
         except HttpError as exc:
             status = exc.status

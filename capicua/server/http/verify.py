@@ -30,6 +30,7 @@ from starlette.routing import BaseRoute, Route
 from capicua.engine import RulesError
 from capicua.server.http.deps import Deps
 from capicua.server.http.errors import HttpError
+from capicua.server.ports import LiveMatches, MatchRecords
 from capicua.table.fairness import HandNotOver, NoDeal, VerifyError, verify_deal, verify_record_hand
 from capicua.table.jsonsafe import loads as safe_loads
 from capicua.table.options import table_rules
@@ -44,7 +45,7 @@ STATUS: dict[type[Exception], int] = {HandNotOver: 409, NoDeal: 422}  # fairness
 
 def routes(deps: Deps) -> list[BaseRoute]:
     async def verify(request: Request) -> Response:
-        return JSONResponse(await answer(deps.tables, request.query_params))
+        return JSONResponse(await answer(deps.tables, deps.records, request.query_params))
 
     return [Route("/api/verify", verify)]
 
@@ -116,7 +117,9 @@ def seed_form(query: Mapping[str, str]) -> Callable[[], dict[str, Any]]:
     return lambda: verify_deal(rules.preset, seed, dict(rules.options), hand, previous, shown)
 
 
-async def table_form(tables: Any, query: Mapping[str, str]) -> Callable[[], dict[str, Any]]:
+async def table_form(
+    live: LiveMatches, records: MatchRecords, query: Mapping[str, str]
+) -> Callable[[], dict[str, Any]]:
     """The verification of hand ``hand`` of match ``match`` (by default the table's
     latest) of table ``table``, from the match's record.
 
@@ -129,11 +132,12 @@ async def table_form(tables: Any, query: Mapping[str, str]) -> Callable[[], dict
     number = parse_hand(query.get("match")) if query.get("match") else None
     if not table_id_ok(table_id):
         raise HttpError(404, "unknown_table", "no such table")
-    live = tables.live(table_id)
-    if live is not None and number in (None, live.core.match_number):
-        record = _live_record(live.core.match, hand)
-    else:
-        stored = await tables.log.records(table_id)
+    try:
+        record = live.hand_record(table_id, number, hand)
+    except VerifyError as exc:
+        raise http_error(exc) from None
+    if record is None:
+        stored = await records.records(table_id)
         if stored is None:
             raise HttpError(404, "unknown_table", "no such table")
         found = [m for m in stored if number is None or m["number"] == number]
@@ -147,21 +151,12 @@ def stored_rules(match: dict[str, Any]) -> dict[str, Any]:
     return {"preset": match.get("preset", "cubano"), "options": match.get("options", {})}
 
 
-def _live_record(match: Any, hand: int) -> dict[str, Any]:
-    """What :func:`verify_record_hand` needs of a live match for hand ``hand``: the rules,
-    the result kinds of the hands before (the opener rule) and that hand's entry."""
-    if hand > len(match.hands) or match.hands[hand - 1].result is None:
-        raise http_error(HandNotOver(f"hand {hand} is not over: its seed is still secret"))
-    before = [{"result": {"kind": h.result["kind"]}} for h in match.hands[: hand - 1]]
-    return {"rules": match.rules.to_json(), "hands": [*before, match.hand_record(match.hands[hand - 1])]}
-
-
-async def answer(tables: Any, query: Mapping[str, str]) -> dict[str, Any]:
+async def answer(live: LiveMatches, records: MatchRecords, query: Mapping[str, str]) -> dict[str, Any]:
     """The answer to a ``/api/verify`` query. Raises :class:`HttpError`."""
     unknown = sorted(set(query) - QUERY_KEYS)
     if unknown:
         raise malformed(f"unknown parameter {unknown[0]!r}")
-    job = await table_form(tables, query) if "table" in query else seed_form(query)
+    job = await table_form(live, records, query) if "table" in query else seed_form(query)
     try:
         return await asyncio.to_thread(job)
     except (VerifyError, RulesError) as exc:
