@@ -141,7 +141,7 @@ class EdgeServer:
     def seeded_table(self, seed: str, preset: str = "cubano") -> dict[str, Any]:
         """A table against three botagorda neighbours dealt from ``seed`` (the same match
         every run, for a first-legal-move player): ``table_id``, ``token``, ``url``."""
-        state = self.app.state
+        state = self.app.state.deps
         guest, token = self.run(state.guests.sign_in("Ana", None))
         seats: list[dict[str, Any]] = [
             {"seat": 0, "kind": "human", "name": "Ana", "player": guest.player, "level": "medio", "character": "mima"}
