@@ -27,7 +27,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from capicua.engine import EngineError, Match, Rules, RulesError, make_rules, rules_from_json, seed_hash
+from capicua.engine import (
+    EngineError,
+    Match,
+    Rules,
+    RulesError,
+    make_rules,
+    rules_from_json,
+    seed_hash,
+)
 from capicua.engine.deal import HandDeals, deal_hand, opener_rule, shown_seats
 
 ANSWER_KEYS = (
