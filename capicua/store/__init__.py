@@ -25,10 +25,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from capicua.store.models import (
     Base,
-    MatchEvent,
-    MatchRow,
     Player,
-    SeatRow,
+    TableEventRow,
+    TableRow,
+    TableSeatRow,
 )
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -102,19 +102,19 @@ class Store:
         with self.sessions.begin() as s:
             s.execute(update(Player).where(Player.id == player_id).values(nickname=nickname))
 
-    # ----------------------------------------------------------- matches
-    def load_match(self, match_id: str) -> dict[str, Any] | None:
-        """Everything needed to rebuild a table: the match row, its seats (with the
+    # ------------------------------------------------------------ tables
+    def load_table(self, table_id: str) -> dict[str, Any] | None:
+        """Everything needed to rebuild a table: its row, its seats (with the
         players' token hashes) and its event log in order."""
         with self.sessions() as s:
-            m = s.get(MatchRow, match_id)
+            m = s.get(TableRow, table_id)
             if m is None:
                 return None
             return self._load(s, m)
 
-    def _load(self, s: Session, m: MatchRow) -> dict[str, Any]:
+    def _load(self, s: Session, m: TableRow) -> dict[str, Any]:
         seats = []
-        for row in s.scalars(select(SeatRow).where(SeatRow.match_id == m.id).order_by(SeatRow.seat)):
+        for row in s.scalars(select(TableSeatRow).where(TableSeatRow.table_id == m.id).order_by(TableSeatRow.seat)):
             th = None
             if row.player_id is not None:
                 p = s.get(Player, row.player_id)
@@ -128,7 +128,9 @@ class Store:
         # The column alone, not ORM objects: a long log loads in a reader thread, and
         # building an object per entry held the interpreter lock long enough to stall
         # the event loop (77-93 ms for 4,040 entries; 2-4 ms this way).
-        events = list(s.scalars(select(MatchEvent.data).where(MatchEvent.match_id == m.id).order_by(MatchEvent.seq)))
+        events = list(
+            s.scalars(select(TableEventRow.data).where(TableEventRow.table_id == m.id).order_by(TableEventRow.seq))
+        )
         return {
             "id": m.id, "preset": m.preset, "options": dict(m.options or {}), "seed": m.seed, "status": m.status,
             "scores": list(m.scores or []), "record": m.record, "seats": seats, "events": events,

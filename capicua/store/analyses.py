@@ -16,9 +16,9 @@ from sqlalchemy import delete, select
 from capicua.store import Store, iso_utc
 from capicua.store.models import (
     AnalysisRow,
-    MatchEvent,
     MatchRow,
-    TableMatch,
+    TableEventRow,
+    TableRow,
 )
 
 
@@ -68,15 +68,16 @@ def inputs(store: Store, table_id: str, match_number: int) -> MatchInputs | None
     """The record and log of match ``match_number`` of the table; None when the
     table or that match is unknown (:func:`table_known` tells which)."""
     with store.sessions() as s:
-        row = s.get(TableMatch, (table_id, match_number))
+        row = s.get(MatchRow, (table_id, match_number))
         if row is None:
             return None
         entries = [
-            e.data for e in s.scalars(select(MatchEvent).where(MatchEvent.match_id == table_id).order_by(MatchEvent.seq))
+            e.data
+            for e in s.scalars(select(TableEventRow).where(TableEventRow.table_id == table_id).order_by(TableEventRow.seq))
         ]
         return MatchInputs(row.record, entries)
 
 
 def table_known(store: Store, table_id: str) -> bool:
     with store.sessions() as s:
-        return s.get(MatchRow, table_id) is not None
+        return s.get(TableRow, table_id) is not None

@@ -35,29 +35,30 @@ class Player(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime)
 
 
-class MatchRow(Base):
-    """A table's match: rules, seed and status; ``record`` holds the engine's
-    match record, written at every hand end and when the match is over."""
+class TableRow(Base):
+    """A table: its rules, first seed, status and scores; ``record`` holds the
+    engine's record of its current match, written at every hand end and when the
+    match is over."""
 
-    __tablename__ = "matches"
+    __tablename__ = "tables"
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     preset: Mapped[str] = mapped_column(String(40))
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     seed: Mapped[str] = mapped_column(String(128))
-    status: Mapped[str] = mapped_column(String(16), index=True)  # active | finished
+    status: Mapped[str] = mapped_column(String(16), index=True)  # lobby | playing | finished
     scores: Mapped[list[int]] = mapped_column(JSON)
     record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     updated_at: Mapped[datetime] = mapped_column(DateTime)
 
 
-class SeatRow(Base):
-    """Who holds each seat: a human player (by token) or a bot (level + character)."""
+class TableSeatRow(Base):
+    """Who holds each seat of a table: a human player (by token) or a bot (level + character)."""
 
-    __tablename__ = "seats"
+    __tablename__ = "table_seats"
 
-    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(8))  # human | bot
     player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), nullable=True)
@@ -66,32 +67,32 @@ class SeatRow(Base):
     character: Mapped[str | None] = mapped_column(String(20), nullable=True)
 
 
-class MatchEvent(Base):
-    """The append-only log of a match: every change, in the order the table applied it.
+class TableEventRow(Base):
+    """The append-only log of a table: every change, in the order the table applied it.
 
-    ``seq`` counts log entries of the match from 1. ``data`` is one of
+    ``seq`` counts log entries of the table from 1. ``data`` is one of
     ``{"op": "start_hand", "present": [...]}`` or
     ``{"op": "action", "seat": s, "action": {...record action...}}``, plus
     ``"table_seq"``: the table's protocol sequence number after the entry.
     """
 
-    __tablename__ = "match_events"
-    __table_args__ = (UniqueConstraint("match_id", "seq", name="uq_match_events_match_seq"),)
+    __tablename__ = "table_events"
+    __table_args__ = (UniqueConstraint("table_id", "seq", name="uq_table_events_table_seq"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), index=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), index=True)
     seq: Mapped[int] = mapped_column(Integer)
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime)
 
 
-class TableMatch(Base):
+class MatchRow(Base):
     """One match played at a table (a table plays several with "Otra partida"):
     its seed, status, scores and, from its first hand's end on, its record."""
 
-    __tablename__ = "table_matches"
+    __tablename__ = "matches"
 
-    table_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
     number: Mapped[int] = mapped_column(Integer, primary_key=True)
     status: Mapped[str] = mapped_column(String(16))  # playing | finished
     scores: Mapped[list[int]] = mapped_column(JSON)
@@ -115,7 +116,7 @@ class ResultRow(Base):
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    table_id: Mapped[str] = mapped_column(ForeignKey("matches.id"))
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"))
     match_number: Mapped[int] = mapped_column(Integer)
     seat: Mapped[int] = mapped_column(Integer)
     player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), nullable=True)
@@ -150,7 +151,7 @@ class StandInRow(Base):
     __tablename__ = "stand_ins"
     __table_args__ = (Index("ix_stand_ins_player", "player_id", "finished_at"),)
 
-    table_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
     match_number: Mapped[int] = mapped_column(Integer, primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
@@ -186,7 +187,7 @@ class RatingHistoryRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
     board: Mapped[str] = mapped_column(String(16))
-    table_id: Mapped[str] = mapped_column(ForeignKey("matches.id"))
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"))
     match_number: Mapped[int] = mapped_column(Integer)
     at: Mapped[datetime] = mapped_column(DateTime)
     mu: Mapped[float] = mapped_column(Float)
@@ -213,7 +214,7 @@ class PlayerAchievementRow(Base):
 
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
     achievement: Mapped[str] = mapped_column(String(40), primary_key=True)
-    table_id: Mapped[str] = mapped_column(ForeignKey("matches.id"))
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"))
     match_number: Mapped[int] = mapped_column(Integer)
     at: Mapped[datetime] = mapped_column(DateTime)
 
@@ -224,7 +225,7 @@ class AnalysisRow(Base):
 
     __tablename__ = "analyses"
 
-    table_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
     match_number: Mapped[int] = mapped_column(Integer, primary_key=True)
     hand: Mapped[int] = mapped_column(Integer, primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)

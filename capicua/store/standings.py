@@ -40,17 +40,16 @@ from capicua.standings.results import (
 )
 from capicua.store import Store, iso_utc
 from capicua.store.models import (
-    MatchEvent,
-    MatchRow,
     Player,
     PlayerAchievementRow,
     PlayerLevelRow,
     RatingHistoryRow,
     RatingRow,
     ResultRow,
-    SeatRow,
     StandInRow,
-    TableMatch,
+    TableEventRow,
+    TableRow,
+    TableSeatRow,
 )
 
 log = logging.getLogger("capicua.standings")
@@ -83,6 +82,24 @@ class _Plan:
     levels: dict[int, tuple[int, int, int]]  # seat → (level before, after, xp gained)
 
 
+@dataclass(frozen=True, slots=True)
+class TableAtEnd:
+    """What a match's results need of its table besides the log: its game and its seats."""
+
+    preset: str
+    seats: list[SeatAtTable]
+
+
+def table_at_end(s: Session, table_id: str) -> TableAtEnd:
+    table = s.get(TableRow, table_id)
+    assert table is not None
+    seats = [
+        SeatAtTable(r.seat, r.kind, r.player_id, r.level)
+        for r in s.scalars(select(TableSeatRow).where(TableSeatRow.table_id == table_id).order_by(TableSeatRow.seat))
+    ]
+    return TableAtEnd(table.preset, seats)
+
+
 def write_results(
     s: Session,
     table_id: str,
@@ -91,6 +108,7 @@ def write_results(
     finished_at: datetime,
     entries: list[dict[str, Any]] | None = None,
     stand_ins: bool = True,
+    table: TableAtEnd | None = None,
 ) -> None:
     """The results of match ``number`` of the table (finished: ``record`` has its
     result) and what they give each guest. A match whose results exist is left
@@ -99,7 +117,8 @@ def write_results(
     A guest away from the match's first move (a stand-in played their seat from it:
     :func:`absent_from_start`) gets nothing of it; a ``stand_ins`` row says the match
     was played for them (``stand_ins=False``: not, for migration 0003's back-fill,
-    which runs before that table exists).
+    which runs before that table exists). ``table``: its game and seats (default: read
+    from its rows; migration 0003 reads them from the schema of its day).
 
     Reads first, then decides (pure), then writes: a fault in the deciding (a bug,
     a record it cannot read) is logged and costs this match its standings, never
@@ -109,13 +128,12 @@ def write_results(
     if s.scalar(done.limit(1)) is not None:
         return
     if entries is None:
-        entries = list(s.scalars(select(MatchEvent.data).where(MatchEvent.match_id == table_id).order_by(MatchEvent.seq)))
-    table = s.get(MatchRow, table_id)
-    assert table is not None
-    seats = [
-        SeatAtTable(r.seat, r.kind, r.player_id, r.level)
-        for r in s.scalars(select(SeatRow).where(SeatRow.match_id == table_id).order_by(SeatRow.seat))
-    ]
+        entries = list(
+            s.scalars(select(TableEventRow.data).where(TableEventRow.table_id == table_id).order_by(TableEventRow.seq))
+        )
+    if table is None:
+        table = table_at_end(s, table_id)
+    seats = table.seats
     opening = entries[0] if entries and entries[0].get("op") == "open" else {}
     private = bool(opening.get("private"))
     try:
@@ -227,27 +245,6 @@ def _plan(
         gained = xp_of(r)
         levels[r.seat] = (level_of(xp).number, level_of(xp + gained).number, gained)
     return _Plan(rows, ratings, earned, levels)
-
-
-def backfill(conn: Connection) -> None:
-    """The results of every match finished before results were written (migration 0003),
-    in the order they ended, so that ratings and experience add up as they would have."""
-    with Session(bind=conn) as s:
-        finished = s.scalars(
-            select(TableMatch).where(TableMatch.status == "finished").order_by(TableMatch.updated_at, TableMatch.table_id)
-        ).all()
-        logs: dict[str, list[dict[str, Any]]] = {}
-        for m in finished:
-            if not isinstance(m.record, dict) or not isinstance(m.record.get("result"), dict):
-                continue
-            if m.table_id not in logs:
-                logs[m.table_id] = list(
-                    s.scalars(select(MatchEvent.data).where(MatchEvent.match_id == m.table_id).order_by(MatchEvent.seq))
-                )
-            entries = logs[m.table_id]
-            write_results(s, m.table_id, m.number, m.record, m.updated_at,
-                          entries[: match_bounds(entries, m.number)[1]], stand_ins=False)
-        s.flush()
 
 
 def rerate_neighbours(conn: Connection) -> None:
@@ -564,7 +561,7 @@ def _recent(s: Session, player_id: str, viewer: str | None = None) -> list[dict[
     names = {
         (table_id, seat): name
         for table_id, seat, name in s.execute(
-            select(SeatRow.match_id, SeatRow.seat, SeatRow.name).where(SeatRow.match_id.in_(tables))
+            select(TableSeatRow.table_id, TableSeatRow.seat, TableSeatRow.name).where(TableSeatRow.table_id.in_(tables))
         )
     }
     out = []

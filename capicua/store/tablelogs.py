@@ -1,10 +1,10 @@
 """Table logs in the store: create a table, append to its log (fenced, many
 tables in one transaction), load it, and read a table's row.
 
-The log lives in ``match_events`` (one row per entry, numbered from 1; the
-unique ``(match_id, seq)`` is the fence: an entry number written twice fails
-the append as stale). ``matches`` and ``seats`` are listing rows kept up to
-date from each append's projection, and ``table_matches`` keeps each match's
+The log lives in ``table_events`` (one row per entry, numbered from 1; the
+unique ``(table_id, seq)`` is the fence: an entry number written twice fails
+the append as stale). ``tables`` and ``table_seats`` are listing rows kept up to
+date from each append's projection, and ``matches`` keeps each match's
 record. Synchronous: :class:`capicua.server.adapters.sql.StoreLog` calls these from
 its writer thread.
 """
@@ -21,10 +21,10 @@ from sqlalchemy.orm import Session
 
 from capicua.store import Store, iso_utc, standings
 from capicua.store.models import (
-    MatchEvent,
     MatchRow,
-    SeatRow,
-    TableMatch,
+    TableEventRow,
+    TableRow,
+    TableSeatRow,
 )
 
 
@@ -59,7 +59,7 @@ def create_table(store: Store, open_entry: dict[str, Any], first_seed: str, team
     tid = open_entry["table"]
     with store.sessions.begin() as s:
         s.add(
-            MatchRow(
+            TableRow(
                 id=tid, preset=open_entry["preset"], options=dict(open_entry["options"]), seed=first_seed,
                 status="lobby" if open_entry.get("private") else "playing", scores=[0] * teams, record=None,
                 created_at=now, updated_at=now,
@@ -67,18 +67,18 @@ def create_table(store: Store, open_entry: dict[str, Any], first_seed: str, team
         )
         s.flush()
         _write_seats(s, tid, open_entry["seats"])
-        s.add(TableMatch(table_id=tid, number=1, status="playing", scores=[0] * teams, record=None,
+        s.add(MatchRow(table_id=tid, number=1, status="playing", scores=[0] * teams, record=None,
                          created_at=now, updated_at=now))
-        s.add(MatchEvent(match_id=tid, seq=1, data=open_entry, created_at=now))
+        s.add(TableEventRow(table_id=tid, seq=1, data=open_entry, created_at=now))
 
 
 def _write_seats(s: Any, table_id: str, seats: list[dict[str, Any]]) -> None:
-    s.execute(delete(SeatRow).where(SeatRow.match_id == table_id))
+    s.execute(delete(TableSeatRow).where(TableSeatRow.table_id == table_id))
     s.flush()
     for seat in seats:
         s.add(
-            SeatRow(
-                match_id=table_id, seat=seat["seat"], kind=seat.get("kind", "empty")[:8],
+            TableSeatRow(
+                table_id=table_id, seat=seat["seat"], kind=seat.get("kind", "empty")[:8],
                 player_id=seat.get("player"), name=seat.get("name", ""), level=seat.get("level"),
                 character=seat.get("character"),
             )
@@ -114,15 +114,15 @@ def _write(conn: Any, appends: list[Append]) -> None:
     work costs more than the write itself), then each table's row and projection."""
     now = _now()
     rows = [
-        {"match_id": a.table_id, "seq": a.first_seq + i, "data": data, "created_at": now}
+        {"table_id": a.table_id, "seq": a.first_seq + i, "data": data, "created_at": now}
         for a in appends
         for i, data in enumerate(a.entries)
     ]
-    conn.execute(insert(MatchEvent), rows)
+    conn.execute(insert(TableEventRow), rows)
     plain = sorted({a.table_id for a in appends if not a.has_projection()})
     if plain:
         conn.execute(
-            update(MatchRow).where(MatchRow.id == bindparam("tid")).values(updated_at=bindparam("now")),
+            update(TableRow).where(TableRow.id == bindparam("tid")).values(updated_at=bindparam("now")),
             [{"tid": t, "now": now} for t in plain],
         )
     projected = [a for a in appends if a.has_projection()]
@@ -141,14 +141,14 @@ def _project(s: Session, a: Append, now: datetime) -> None:
         values["scores"] = list(a.scores)
     if a.record is not None:
         values["record"] = a.record
-    s.execute(update(MatchRow).where(MatchRow.id == a.table_id).values(**values))
+    s.execute(update(TableRow).where(TableRow.id == a.table_id).values(**values))
     if a.seats is not None:
         _write_seats(s, a.table_id, a.seats)
     if a.match_number is not None:
-        row = s.get(TableMatch, (a.table_id, a.match_number))
+        row = s.get(MatchRow, (a.table_id, a.match_number))
         status = "finished" if a.status == "finished" else "playing"
         if row is None:
-            s.add(TableMatch(table_id=a.table_id, number=a.match_number, status=status,
+            s.add(MatchRow(table_id=a.table_id, number=a.match_number, status=status,
                              scores=list(a.scores or []), record=a.record, created_at=now, updated_at=now))
         else:
             row.status = status
@@ -166,26 +166,26 @@ def replace_log(store: Store, table_id: str, entries: list[dict[str, Any]]) -> N
     """Rewrite a table's whole log (the one-time migration of a log of the first format)."""
     now = _now()
     with store.sessions.begin() as s:
-        s.execute(delete(MatchEvent).where(MatchEvent.match_id == table_id))
+        s.execute(delete(TableEventRow).where(TableEventRow.table_id == table_id))
         s.flush()
         for i, data in enumerate(entries):
-            s.add(MatchEvent(match_id=table_id, seq=i + 1, data=data, created_at=now))
+            s.add(TableEventRow(table_id=table_id, seq=i + 1, data=data, created_at=now))
 
 
 def load_entries(store: Store, table_id: str) -> dict[str, Any] | None:
-    """The table's row (as :meth:`Store.load_match` gives it) with its log entries in order."""
-    return store.load_match(table_id)
+    """The table's row (as :meth:`Store.load_table` gives it) with its log entries in order."""
+    return store.load_table(table_id)
 
 
 def table_row(store: Store, table_id: str) -> dict[str, Any] | None:
     """The table's listing row and seats, without its log."""
     with store.sessions() as s:
-        m = s.get(MatchRow, table_id)
+        m = s.get(TableRow, table_id)
         if m is None:
             return None
         seats = [
             {"seat": r.seat, "kind": r.kind, "name": r.name, "level": r.level, "character": r.character}
-            for r in s.scalars(select(SeatRow).where(SeatRow.match_id == table_id).order_by(SeatRow.seat))
+            for r in s.scalars(select(TableSeatRow).where(TableSeatRow.table_id == table_id).order_by(TableSeatRow.seat))
         ]
         return {
             "id": m.id, "preset": m.preset, "options": dict(m.options or {}), "status": m.status,
@@ -197,5 +197,5 @@ def table_row(store: Store, table_id: str) -> dict[str, Any] | None:
 def match_records(store: Store, table_id: str) -> list[dict[str, Any]]:
     """Every match of a table with its record (``None`` before its first hand ends)."""
     with store.sessions() as s:
-        rows = s.scalars(select(TableMatch).where(TableMatch.table_id == table_id).order_by(TableMatch.number))
+        rows = s.scalars(select(MatchRow).where(MatchRow.table_id == table_id).order_by(MatchRow.number))
         return [{"number": r.number, "status": r.status, "scores": list(r.scores), "record": r.record} for r in rows]

@@ -36,14 +36,14 @@ from capicua.standings.ratings import Rating, boards_of, rate_board
 from capicua.standings.results import SeatResult
 from capicua.store import Store, standings
 from capicua.store.models import (
-    MatchRow,
     Player,
     PlayerAchievementRow,
     PlayerLevelRow,
     RatingHistoryRow,
     RatingRow,
     ResultRow,
-    SeatRow,
+    TableRow,
+    TableSeatRow,
 )
 
 LEVELS = ("random", "botagorda", "medio", "dificil", "experto")
@@ -93,7 +93,7 @@ def seed(store: Store, rows: int, players: int, rng: random.Random, now: datetim
     xp: dict[str, int] = {}
     totals: dict[str, ach.Totals] = {}
     have: dict[str, set[str]] = {}
-    buf: dict[type, list[dict[str, Any]]] = {k: [] for k in (MatchRow, SeatRow, ResultRow, RatingHistoryRow,
+    buf: dict[type, list[dict[str, Any]]] = {k: [] for k in (TableRow, TableSeatRow, ResultRow, RatingHistoryRow,
                                                            PlayerAchievementRow)}
     bar = tqdm(total=matches, desc="seeding matches", unit="match", file=sys.stderr)
     for m, at in enumerate(ends):
@@ -106,12 +106,12 @@ def seed(store: Store, rows: int, players: int, rng: random.Random, now: datetim
         seat_rows = _seat_results(rng, guests)
         preset = PRESETS[(m // MATCHES_PER_TABLE) % len(PRESETS)]
         if number == 1:
-            buf[MatchRow].append({"id": table, "preset": preset, "options": {}, "seed": "s", "status": "finished",
+            buf[TableRow].append({"id": table, "preset": preset, "options": {}, "seed": "s", "status": "finished",
                                   "scores": [0, 0], "record": None, "created_at": at, "updated_at": at})
             for r in seat_rows:
-                buf[SeatRow].append({"match_id": table, "seat": r.seat, "kind": "human" if r.player else "bot",
-                                     "player_id": r.player, "name": f"S{r.seat}", "level": r.bot_level,
-                                     "character": None})
+                buf[TableSeatRow].append({"table_id": table, "seat": r.seat, "kind": "human" if r.player else "bot",
+                                          "player_id": r.player, "name": f"S{r.seat}", "level": r.bot_level,
+                                          "character": None})
         humans = len(guests)
         for board in boards_of(private, humans):
             for pid, new in rate_board(board, seat_rows, ratings[board]).items():
@@ -170,7 +170,7 @@ def seed(store: Store, rows: int, players: int, rng: random.Random, now: datetim
 
 def _flush(store: Store, buf: dict[type, list[dict[str, Any]]]) -> None:
     with store.engine.begin() as conn:
-        for model in (MatchRow, SeatRow, ResultRow, RatingHistoryRow, PlayerAchievementRow):
+        for model in (TableRow, TableSeatRow, ResultRow, RatingHistoryRow, PlayerAchievementRow):
             if buf[model]:
                 conn.execute(insert(model), buf[model])
                 buf[model].clear()

@@ -162,12 +162,12 @@ def test_the_analyst_computes_stores_and_serves(store: Store) -> None:
 def test_a_failed_analysis_is_logged_once_and_left_out(store: Store, caplog: pytest.LogCaptureFixture) -> None:
     from sqlalchemy import update
 
-    from capicua.store.models import TableMatch
+    from capicua.store.models import MatchRow
 
     record = played_table(store, "t_store4", "an-store-4")
     broken = {**record, "hands": [{**record["hands"][0], "actions": record["hands"][0]["actions"][:3]}]}
     with store.sessions.begin() as s:  # a record the engine refuses (its hand ends too soon)
-        s.execute(update(TableMatch).where(TableMatch.table_id == "t_store4").values(record=broken))
+        s.execute(update(MatchRow).where(MatchRow.table_id == "t_store4").values(record=broken))
 
     async def run() -> list[Any]:
         analyst = Analyst(store, None, budget_ms=BUDGET)

@@ -127,7 +127,7 @@ def test_stop_mid_hand_and_resume(tmp_path: Path, database_url: str) -> None:
     finally:
         srv.stop(signal.SIGTERM)
     store = Store(url)
-    row = store.load_match(t["table_id"])
+    row = store.load_table(t["table_id"])
     assert row["record"] is not None and row["record"]["hands"][0]["result"] is not None
     m = replay(row["record"])
     # The hand's deal in the stored record is the deal the player saw.
@@ -219,7 +219,7 @@ def test_four_players_survive_a_sigkill_mid_hand(tmp_path: Path) -> None:
     finally:
         srv.stop(signal.SIGTERM)
     store = Store(url)
-    row = store.load_match(tid)
+    row = store.load_table(tid)
     assert row is not None
     actions = [e for e in row["events"] if e["op"] == "action"]
     # No action lost or doubled: the log's plays are exactly the hand's history.

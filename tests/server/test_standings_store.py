@@ -15,11 +15,11 @@ from standings_helpers import Table, at, find, play, seats
 from capicua.standings.ratings import PROVISIONAL_MATCHES
 from capicua.store import Store, standings, tablelogs
 from capicua.store.models import (
-    MatchEvent,
     PlayerAchievementRow,
     RatingHistoryRow,
     RatingRow,
     ResultRow,
+    TableEventRow,
 )
 
 pytestmark = pytest.mark.xdist_group("store")
@@ -86,7 +86,7 @@ def test_an_append_that_fails_writes_no_results(store: Store, monkeypatch: pytes
     monkeypatch.undo()
     assert _results(store, "t_f") == []
     with store.sessions() as s:
-        assert s.scalar(select(func.count()).select_from(MatchEvent).where(MatchEvent.match_id == "t_f")) == 1
+        assert s.scalar(select(func.count()).select_from(TableEventRow).where(TableEventRow.table_id == "t_f")) == 1
         assert s.scalar(select(func.count()).select_from(RatingRow)) == 0
         assert s.scalar(select(func.count()).select_from(RatingHistoryRow)) == 0
         assert s.scalar(select(func.count()).select_from(PlayerAchievementRow)) == 0
@@ -241,8 +241,21 @@ def test_migration_0003_back_fills_the_finished_matches_of_a_database_at_0002(da
     then ``upgrade head``: every finished match has its results, and what they give."""
     from datetime import datetime
 
-    from capicua.store.models import MatchEvent, MatchRow, SeatRow, TableMatch
+    from sqlalchemy import JSON, DateTime, column, insert, table
+
     from capicua.table.log import open_entry
+
+    # The tables under the names 0002 gave them (0007 renamed them).
+    tables = table("matches", column("id"), column("preset"), column("options", JSON), column("seed"),
+                   column("status"), column("scores", JSON), column("record", JSON),
+                   column("created_at", DateTime), column("updated_at", DateTime))
+    seats_of = table("seats", column("match_id"), column("seat"), column("kind"), column("player_id"),
+                     column("name"), column("level"), column("character"))
+    log = table("match_events", column("match_id"), column("seq"), column("data", JSON),
+                column("created_at", DateTime))
+    matches = table("table_matches", column("table_id"), column("number"), column("status"),
+                    column("scores", JSON), column("record", JSON), column("created_at", DateTime),
+                    column("updated_at", DateTime))
 
     old = Store(database_url)
     old.migrate("0002")
@@ -254,21 +267,21 @@ def test_migration_0003_back_fills_the_finished_matches_of_a_database_at_0002(da
                {"op": "rematch", "at": 3},
                {"op": "controller", "seat": 2, "to": "human", "at": 4}]  # ... and was back for match 2
     now = datetime(2026, 11, 20)
-    with old.sessions.begin() as s:
-        s.add(MatchRow(id="t_old", preset="cubano", options={}, seed="seed", status="playing",
-                       scores=[0, 0], record=None, created_at=now, updated_at=now))
-        s.flush()
+    with old.engine.begin() as conn:
+        conn.execute(insert(tables).values(id="t_old", preset="cubano", options={}, seed="seed", status="playing",
+                                           scores=[0, 0], record=None, created_at=now, updated_at=now))
         for e in entries[0]["seats"]:
-            s.add(SeatRow(match_id="t_old", seat=e["seat"], kind=e["kind"], player_id=e.get("player"),
-                          name=e["name"], level=e.get("level"), character=e.get("character")))
+            conn.execute(insert(seats_of).values(match_id="t_old", seat=e["seat"], kind=e["kind"],
+                                                 player_id=e.get("player"), name=e["name"], level=e.get("level"),
+                                                 character=e.get("character")))
         for i, e in enumerate(entries):
-            s.add(MatchEvent(match_id="t_old", seq=i + 1, data=e, created_at=now))
-        s.add(TableMatch(table_id="t_old", number=1, status="finished", scores=WIN["scores"], record=WIN,
-                         created_at=now, updated_at=datetime(2026, 11, 20, 10)))
-        s.add(TableMatch(table_id="t_old", number=2, status="finished", scores=LOSS["scores"], record=LOSS,
-                         created_at=now, updated_at=datetime(2026, 11, 20, 11)))
-        s.add(TableMatch(table_id="t_old", number=3, status="playing", scores=[0, 0], record=None,
-                         created_at=now, updated_at=now))
+            conn.execute(insert(log).values(match_id="t_old", seq=i + 1, data=e, created_at=now))
+        conn.execute(insert(matches).values(table_id="t_old", number=1, status="finished", scores=WIN["scores"],
+                                            record=WIN, created_at=now, updated_at=datetime(2026, 11, 20, 10)))
+        conn.execute(insert(matches).values(table_id="t_old", number=2, status="finished", scores=LOSS["scores"],
+                                            record=LOSS, created_at=now, updated_at=datetime(2026, 11, 20, 11)))
+        conn.execute(insert(matches).values(table_id="t_old", number=3, status="playing", scores=[0, 0],
+                                            record=None, created_at=now, updated_at=now))
     old.close()
     store = Store(database_url)
     store.migrate()

@@ -142,7 +142,7 @@ def test_a_stranger_flooding_hellos_adds_nothing_to_the_stored_log(live_server: 
     c.hello(t["table_id"], t["token"])
     c.settle()
     store = Store(srv.database_url)
-    before = store.load_match(t["table_id"])
+    before = store.load_table(t["table_id"])
     assert before is not None
     for _ in range(60):  # no token: watching
         w = srv.client()
@@ -150,7 +150,7 @@ def test_a_stranger_flooding_hellos_adds_nothing_to_the_stored_log(live_server: 
         w.until(lambda f: f["type"] == "sync")
         w.close()
     c.settle()
-    after = store.load_match(t["table_id"])
+    after = store.load_table(t["table_id"])
     assert after is not None and len(after["events"]) == len(before["events"])
     c.close()
     store.close()

@@ -88,7 +88,7 @@ def test_a_store_that_cannot_be_written_pauses_the_table_until_it_can(
     assert {"type": "paused", "paused": False} in c.frames
     assert srv.get("/healthz").json() == {"ok": True, "bots": "ok", "analysis": "ok", "store": "ok"}
     c.close()
-    logged = Store(srv.database_url).load_match(t["table_id"])
+    logged = Store(srv.database_url).load_table(t["table_id"])
     assert logged is not None and [e["op"] for e in logged["events"]].count("say") == 1
     assert not any(r.exc_info for r in caplog.records), "a store failure writes no traceback"
 
@@ -238,7 +238,7 @@ def test_a_whole_hand_with_the_stand_in_after_the_grace_window(live_server: Any)
     stood = ca.until(lambda f: f["type"] == "table" and f["table"]["seats"][2]["stand_in"] is not None)
     assert stood["table"]["seats"][2]["stand_in"]["name"] == "Chucho"
     drive(ca, lambda f: has_event(f, "hand_end"))
-    log = Store(srv.database_url).load_match(shell.id)
+    log = Store(srv.database_url).load_table(shell.id)
     assert log is not None
     by = {(e["seat"], e["by"]) for e in log["events"] if e["op"] == "action"}
     assert (2, "stand_in") in by and (0, "human") in by

@@ -118,10 +118,13 @@ def test_the_profile_lists_the_achievements_still_to_earn(store: Store) -> None:
 
 def test_migration_0006_rates_the_neighbours_board_again(tmp_path: Path) -> None:
     """A database whose neighbours' board was written by the old rule (a match among friends
-    on it): ``upgrade head`` rebuilds that board from the results, the friends' board stays."""
+    on it): ``upgrade head`` rebuilds that board from the results, the friends' board stays.
+    The rows are written by today's code, then the schema goes down to 0005."""
+    from alembic_helpers import downgrade
+
     store = Store(f"sqlite:///{tmp_path / 'old.sqlite3'}")
     try:
-        store.migrate("0005")
+        store.migrate()
         ana, beto, cuca, dani = (store.create_player(n)[0] for n in ("Ana", "Beto", "Cuca", "Dani"))
         assert Table(store, "t_friends", seats({0: ana, 1: beto, 2: cuca, 3: dani}), private=True).finish(WIN) == [None]
         with store.sessions.begin() as s:  # what the old rule wrote besides: the same match on the neighbours' board
@@ -139,6 +142,7 @@ def test_migration_0006_rates_the_neighbours_board_again(tmp_path: Path) -> None
             solo = [standings._as_seat_result(r) for r in s.scalars(
                 select(ResultRow).where(ResultRow.table_id == "t_solo").order_by(ResultRow.seat))]
 
+        downgrade(store, "0005")
         store.migrate()
         with store.sessions() as s:
             mine = s.get(RatingRow, (ana, "neighbours"))

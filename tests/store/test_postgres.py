@@ -60,7 +60,7 @@ def test_a_blocked_tables_commit_never_holds_up_another_table(pg_server: Any) ->
     make_table(store, blocked)
     make_table(store, free)
     locker = psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"))
-    locker.execute("SELECT 1 FROM matches WHERE id = %s FOR UPDATE", (blocked,))  # held until rollback
+    locker.execute("SELECT 1 FROM tables WHERE id = %s FOR UPDATE", (blocked,))  # held until rollback
 
     async def main() -> None:
         stuck = asyncio.create_task(log.append(blocked, 1, [{"op": "say", "seat": 0}], None))
@@ -80,7 +80,7 @@ def test_a_blocked_tables_commit_never_holds_up_another_table(pg_server: Any) ->
     finally:
         locker.close()
     for table_id, seat in ((blocked, 0), (free, 1)):
-        row = store.load_match(table_id)
+        row = store.load_table(table_id)
         assert row is not None and [e["op"] for e in row["events"]] == ["open", "say"]
         assert row["events"][1]["seat"] == seat
     log.close()
@@ -119,7 +119,7 @@ def test_many_tables_on_several_writers_keep_every_log_whole_and_fenced(database
     asyncio.run(main())
     assert log.healthy
     for t in tables:
-        row = store.load_match(t)
+        row = store.load_table(t)
         assert row is not None
         said = [e["n"] for e in row["events"][1:]]
         assert said == list(range(1, 22 if t == tables[1] else 21))

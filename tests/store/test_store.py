@@ -23,9 +23,9 @@ def test_migrations_make_the_schema_and_are_idempotent(database_url: str) -> Non
     store.migrate()
     store.migrate()
     names = set(inspect(store.engine).get_table_names())
-    assert {"players", "matches", "seats", "match_events", "table_matches", "alembic_version"} <= names
-    cols = {c["name"] for c in inspect(store.engine).get_columns("match_events")}
-    assert {"match_id", "seq", "data", "created_at"} <= cols
+    assert {"players", "tables", "table_seats", "table_events", "matches", "alembic_version"} <= names
+    cols = {c["name"] for c in inspect(store.engine).get_columns("table_events")}
+    assert {"table_id", "seq", "data", "created_at"} <= cols
     store.close()
 
 
@@ -50,7 +50,7 @@ def test_players_tokens_and_the_fenced_log(database_url: str) -> None:
     fresh = tablelogs.Append("t_1", 4, [{"op": "ready", "seat": 0}], status="finished", scores=[50, 3])
     got = tablelogs.append_many(store, [stale, fresh])
     assert isinstance(got[0], tablelogs.StaleLog) and got[1] is None
-    row = store.load_match("t_1")
+    row = store.load_table("t_1")
     assert row is not None
     assert [e["op"] for e in row["events"]] == ["open", "start_hand", "action", "ready"]
     assert row["seats"][0]["token_hash"] == token_hash(token) and row["options"] == {"target": 50}
@@ -155,7 +155,7 @@ def test_json_datetimes_and_ids_come_back_the_same_on_every_database(database_ur
     from sqlalchemy import select
 
     from capicua.store import iso_utc
-    from capicua.store.models import MatchEvent, MatchRow
+    from capicua.store.models import TableEventRow, TableRow
 
     store = Store(database_url)
     store.migrate()
@@ -163,17 +163,17 @@ def test_json_datetimes_and_ids_come_back_the_same_on_every_database(database_ur
     record = {"zeta": 1, "alpha": [1, [2, [3]]], "name": "Capicúa ñ «ya» 🁣", "big": 2**53 + 1,
               "half": 0.5, "none": None, "yes": True, "empty": {}}
     with store.sessions.begin() as s:
-        s.add(MatchRow(id="t_json", preset="cubano", options={"target": 100, "pase": "pasa"}, seed="s",
+        s.add(TableRow(id="t_json", preset="cubano", options={"target": 100, "pase": "pasa"}, seed="s",
                        status="finished", scores=[100, 37], record=record, created_at=at, updated_at=at))
         s.flush()
         for seq in (1, 2, 3):
-            s.add(MatchEvent(match_id="t_json", seq=seq, data={"op": "say", "n": seq}, created_at=at))
+            s.add(TableEventRow(table_id="t_json", seq=seq, data={"op": "say", "n": seq}, created_at=at))
     with store.sessions() as s:
-        row = s.get(MatchRow, "t_json")
+        row = s.get(TableRow, "t_json")
         assert row is not None
         assert row.record == record and list(row.record or {}) == list(record)
         assert row.options == {"target": 100, "pase": "pasa"} and row.scores == [100, 37]
         assert row.created_at == at and iso_utc(row.created_at) == "2026-12-01T12:34:56.789012+00:00"
-        events = s.scalars(select(MatchEvent).where(MatchEvent.match_id == "t_json").order_by(MatchEvent.id)).all()
+        events = s.scalars(select(TableEventRow).where(TableEventRow.table_id == "t_json").order_by(TableEventRow.id)).all()
         assert [e.seq for e in events] == [1, 2, 3] and events[0].id < events[1].id < events[2].id
     store.close()

@@ -336,7 +336,7 @@ def test_a_whole_match_through_the_websocket(live_server: Any) -> None:
     assert srv.get(f"/api/tables/{t['table_id']}").json()["status"] == "finished"
     # The store holds the finished record, and it replays to the same result.
     store = Store(srv.database_url)
-    row = store.load_match(t["table_id"])
+    row = store.load_table(t["table_id"])
     assert row["status"] == "finished"
     m = replay(row["record"])
     assert m.match_result == v["match_result"] and m.scores == v["scores"]
@@ -370,13 +370,13 @@ def test_a_bots_only_table_plays_a_whole_match(live_server: Any) -> None:
     store = Store(srv.database_url)
 
     async def finished_and_stored() -> None:  # the core finishes before its last append is written
-        while shell.core.status != "finished" or store.load_match(shell.id)["status"] != "finished":
+        while shell.core.status != "finished" or store.load_table(shell.id)["status"] != "finished":
             await asyncio.sleep(0.05)
 
     srv.run(asyncio.wait_for(finished_and_stored(), 60))
     m = shell.core.match
     assert m.phase == "match_over" and max(m.scores) >= 50
-    assert replay(store.load_match(shell.id)["record"]).scores == m.scores
+    assert replay(store.load_table(shell.id)["record"]).scores == m.scores
     store.close()
 
 

@@ -2,7 +2,8 @@
 
 Every match already finished gets its results (and the ratings, experience and
 achievements they give, in the order the matches ended) from its record, its
-table's seats and log, by the same code that writes them when a match ends.
+table's seats and log, by the same code that writes them when a match ends. The
+tables are read under the names they had then (0007 renamed them).
 
 Revision ID: 0003
 Revises: 0002
@@ -11,8 +12,11 @@ Create Date: 2026-12-01
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.orm import Session
 
 revision = "0003"
 down_revision = "0002"
@@ -98,9 +102,48 @@ def upgrade() -> None:
         sa.Column("match_number", sa.Integer(), nullable=False),
         sa.Column("at", sa.DateTime(), nullable=False),
     )
-    from capicua.store.standings import backfill
-
     backfill(op.get_bind())
+
+
+# The tables as this revision knows them: a table's row, seats and log, and its matches.
+_TABLES = sa.table("matches", sa.column("id", sa.String), sa.column("preset", sa.String))
+_SEATS = sa.table("seats", sa.column("match_id", sa.String), sa.column("seat", sa.Integer),
+                  sa.column("kind", sa.String), sa.column("player_id", sa.String), sa.column("level", sa.String))
+_LOG = sa.table("match_events", sa.column("match_id", sa.String), sa.column("seq", sa.Integer),
+                sa.column("data", sa.JSON))
+_MATCHES = sa.table("table_matches", sa.column("table_id", sa.String), sa.column("number", sa.Integer),
+                    sa.column("status", sa.String), sa.column("record", sa.JSON), sa.column("updated_at", sa.DateTime))
+
+
+def backfill(conn: sa.Connection) -> None:
+    """The results of every match finished before results were written, in the order
+    they ended, so that ratings and experience add up as they would have."""
+    from capicua.standings.results import SeatAtTable, match_bounds
+    from capicua.store.standings import TableAtEnd, write_results
+
+    with Session(bind=conn) as s:
+        finished = s.execute(
+            sa.select(_MATCHES).where(_MATCHES.c.status == "finished").order_by(_MATCHES.c.updated_at,
+                                                                                _MATCHES.c.table_id)
+        ).all()
+        tables: dict[str, tuple[TableAtEnd, list[dict[str, Any]]]] = {}
+        for m in finished:
+            if not isinstance(m.record, dict) or not isinstance(m.record.get("result"), dict):
+                continue
+            if m.table_id not in tables:
+                preset = s.execute(sa.select(_TABLES.c.preset).where(_TABLES.c.id == m.table_id)).scalar_one()
+                seats = [
+                    SeatAtTable(r.seat, r.kind, r.player_id, r.level)
+                    for r in s.execute(sa.select(_SEATS).where(_SEATS.c.match_id == m.table_id).order_by(_SEATS.c.seat))
+                ]
+                entries = list(
+                    s.scalars(sa.select(_LOG.c.data).where(_LOG.c.match_id == m.table_id).order_by(_LOG.c.seq))
+                )
+                tables[m.table_id] = (TableAtEnd(preset, seats), entries)
+            table, entries = tables[m.table_id]
+            write_results(s, m.table_id, m.number, m.record, m.updated_at,
+                          entries[: match_bounds(entries, m.number)[1]], stand_ins=False, table=table)
+        s.flush()
 
 
 def downgrade() -> None:
