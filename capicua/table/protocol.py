@@ -367,8 +367,8 @@ def pong_frame() -> dict[str, Any]:
 
 # -------------------------------------------- the socket tier and a table
 # The closed set of messages between the gateway (capicua.server.gateway: the
-# sockets) and a table's owner (the table shell), docs/architecture.md "gateway
-# and table". A gateway sends a table ToTable messages through the TableRouter
+# sockets) and a table's owner (the table shell), docs/architecture.md "The
+# gateway and the table". A gateway sends a table ToTable messages through the TableRouter
 # port; a table sends its sockets ToGateway messages through the bus, each to an
 # audience of the table. Nothing else crosses: the gateway never reads a table's
 # state, and a table never holds a socket.
