@@ -216,7 +216,7 @@ def load_records(text: str) -> list[Any]:
     try:
         try:
             records = [json.loads(text)]
-        except json.JSONDecodeError:
+        except json.JSONDecodeError:  # not one document: JSON lines (sim --records)
             records = [json.loads(ln) for ln in text.splitlines() if ln.strip()]
     except RecursionError:
         raise ValueError("nested too deep") from None

@@ -15,6 +15,7 @@ same view, seed and budget always give the same move.
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from capicua.engine.compact import (
     margin,
     policy_playout,
 )
+
+log = logging.getLogger("capicua.bots")
 
 # Calibrated on the reference machine (2-core VM, CPython 3.11), microseconds.
 # Python playout ~= BASE_US + PER_TILE_US * tiles still in hands.
@@ -154,7 +157,9 @@ def _kernel() -> Any:
             from capicua.bots.kernel import evaluate as k
 
             _KERNEL = k
-        except Exception:  # pragma: no cover - numba missing
+        except Exception as exc:  # pragma: no cover - numba missing
+            log.warning("the bots' JIT kernel cannot be loaded (%s: %s): they search in pure Python, slower",
+                        type(exc).__name__, exc)
             _KERNEL = None
     return _KERNEL
 

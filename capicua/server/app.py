@@ -58,11 +58,17 @@ log = logging.getLogger("capicua.server")
 WEB = Path(__file__).resolve().parent.parent / "web"
 
 
-def default_executor() -> Executor:
-    """The bots' process pool. ``forkserver`` workers: no fork of a threaded server."""
+def _forkserver() -> multiprocessing.context.ForkServerContext:
+    """``forkserver`` workers (no fork of a threaded server), the bots imported once
+    by the fork server for every worker it starts."""
     ctx = multiprocessing.get_context("forkserver")
-    with contextlib.suppress(Exception):
-        ctx.set_forkserver_preload(["capicua.bots", "capicua.server.adapters.botpool"])
+    ctx.set_forkserver_preload(["capicua.bots", "capicua.server.adapters.botpool"])
+    return ctx
+
+
+def default_executor() -> Executor:
+    """The bots' process pool."""
+    ctx = _forkserver()
     # Each worker loads the bots' JIT kernel from numba's cache once, at start,
     # instead of making the first searching bot's move wait ~1.6 s for it.
     return ProcessPoolExecutor(
@@ -76,18 +82,17 @@ def analysis_executor() -> Executor:
     and a thousand tables end ~15 hands a second: on the bots' pool (or the server's
     threads) it took the CPU the neighbours and the event loop need; niced, it
     takes only what they leave, and its backlog waits (docs/analysis.md)."""
-    ctx = multiprocessing.get_context("forkserver")
-    with contextlib.suppress(Exception):
-        ctx.set_forkserver_preload(["capicua.bots", "capicua.server.adapters.botpool"])
-    return ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_nice_analysis_worker)
+    return ProcessPoolExecutor(max_workers=1, mp_context=_forkserver(), initializer=_nice_analysis_worker)
 
 
 ANALYSIS_DUTY = 0.25  # the share of the time the analysis worker may work (Analyst.duty)
 
 
 def _nice_analysis_worker() -> None:
-    with contextlib.suppress(OSError):
+    try:
         os.nice(19)
+    except OSError as exc:  # not allowed here: the analysis competes with the tables at their priority
+        log.warning("the analysis worker keeps the normal CPU priority (%s)", exc)
     _warm_bot_worker()
 
 
@@ -126,8 +131,10 @@ async def _watch_loop(every: float = 0.1) -> None:
 def _warm_bot_worker() -> None:
     from capicua.bots import warmup
 
-    with contextlib.suppress(Exception):
+    try:
         warmup()
+    except Exception as exc:  # the worker still works: its first search compiles what it needs
+        log.warning("a bot worker starts cold: its warm-up failed (%s: %s)", type(exc).__name__, exc)
 
 
 def create_app(

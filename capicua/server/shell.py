@@ -171,6 +171,7 @@ class TableShell:
             read.cancel()
         if self._task is not None and self._task is not asyncio.current_task():
             self._task.cancel()
+            # Its own fault was logged where it stopped (_run); here it only has to be over.
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
         self._heard.clear()

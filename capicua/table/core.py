@@ -1043,7 +1043,7 @@ def _iso(ms: int) -> str:
 def _engine_code(exc: EngineError) -> Code:
     try:
         return Code(getattr(exc, "code", "illegal"))
-    except ValueError:
+    except ValueError:  # an engine code the protocol does not name: the move is illegal
         return Code.ILLEGAL
 
 

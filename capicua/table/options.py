@@ -103,7 +103,7 @@ def seat_choices(preset: str) -> list[dict[str, Any]]:
         for partnership in (False, True):
             try:
                 make_rules(preset, players=players, partnership=partnership)
-            except RulesError:
+            except RulesError:  # the game is not played so: not a choice
                 continue
             out.append({"players": players, "partnership": partnership})
     return out

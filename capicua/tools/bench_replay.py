@@ -128,7 +128,7 @@ class Server:
 
     async def wait(self, client: Any) -> None:
         for _ in range(600):
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # not listening yet: asked again
                 if (await client.get(self.base + "/healthz")).status_code == 200:
                     return
             if self.proc.poll() is not None:

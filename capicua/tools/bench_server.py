@@ -73,7 +73,7 @@ def children_cpu_s(pid: int) -> float:
     """CPU seconds of a process's live children (the bot pool's workers)."""
     total = 0.0
     for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # a child that ended meanwhile used no more CPU
             total += proc_cpu_s(int(child)) + children_cpu_s(int(child))
     return total
 
@@ -201,14 +201,14 @@ class Guest:
     async def ping(self) -> None:
         if self.ping_at is None and self.ws is not None:
             self.ping_at = time.perf_counter()
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # a closed socket: the ping stays unanswered and counts so
                 await self.ws.send('{"type":"ping"}')
 
     async def close(self) -> None:
         if self.pending is not None:
             self.pending.cancel()
         if self.ws is not None:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # already closed by the server: nothing to do
                 await self.ws.close()
 
 
@@ -233,7 +233,7 @@ class Server:
 
     async def wait(self, client: Any) -> None:
         for _ in range(600):
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # not listening yet: asked again
                 if (await client.get(self.base + "/healthz")).status_code == 200:
                     return
             if self.proc.poll() is not None:
@@ -247,7 +247,7 @@ class Server:
     def pool_cpu_s(self) -> float:
         try:
             return children_cpu_s(self.proc.pid)
-        except OSError:
+        except OSError:  # the server has ended: no pool left to count
             return 0.0
 
     def rss_kb(self) -> int:
@@ -507,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
         import uvloop
 
         uvloop.install()
-    except ImportError:
+    except ImportError:  # uvloop is optional: the standard loop then
         pass
     if not args.json:
         print(render_header(args), flush=True)

@@ -406,7 +406,7 @@ def _parse_options(items: list[str]) -> dict[str, Any]:
             raise ValueError(f"option {item!r} is not KEY=VALUE")
         try:
             out[key] = json.loads(raw)
-        except json.JSONDecodeError:
+        except json.JSONDecodeError:  # not JSON: the value is the text itself
             out[key] = raw
     return out
 

@@ -181,7 +181,7 @@ def client_key(client: Any) -> str:
         return "unknown"
     try:
         address = ipaddress.ip_address(host)
-    except ValueError:
+    except ValueError:  # a name, not an address (a test client, a unix socket): counted as it is
         return host[:64]
     if address.version == 6:
         mapped = address.ipv4_mapped

@@ -153,7 +153,7 @@ class _Session:
             if self.guest_key is not None:
                 self.owner.per_guest.remove(self.guest_key)
             self.close()
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # the writer ends on a failed send, which closed the socket
                 await writer
 
     async def _frame(self, msg: Any) -> None:
@@ -208,7 +208,7 @@ class _Session:
             try:
                 route, guest = await self._find(hello)
                 break
-            except LogUnavailable:
+            except LogUnavailable:  # still down: the socket has been told it is paused; try after the next wait
                 continue
         self.waiting = None
         self.put(json.dumps(protocol.paused_frame(False)))
@@ -250,11 +250,12 @@ class _Session:
                 break
             try:
                 await self.ws.send_text(text)
-            except Exception:
+            except Exception as exc:  # the client went away; its reader hears the close
+                log.debug("websocket from %s: a send failed (%s)", self.client, type(exc).__name__)
                 self.closed = True
                 break
         if self.ws.application_state != WebSocketState.DISCONNECTED:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # a socket already broken cannot be closed cleanly: it is gone
                 await self.ws.close()
 
 
@@ -270,6 +271,6 @@ async def _receive(websocket: WebSocket, timeout: float | None) -> Any:
 
 async def _refuse(websocket: WebSocket, code: Code, message: str) -> None:
     """Tell a socket the server will not keep it, and close it."""
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(Exception):  # a client that left first has nothing to be told
         await websocket.send_text(json.dumps(protocol.error_frame(code, message, None)))
         await websocket.close(WS_POLICY_CLOSE)

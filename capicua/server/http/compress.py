@@ -33,7 +33,7 @@ def takes_gzip(accept_encoding: str) -> bool:
             q = params.replace(" ", "").removeprefix("q=")
             try:
                 return not params.strip() or float(q) > 0
-            except ValueError:
+            except ValueError:  # a weight that is not a number: gzip is named, so it is taken
                 return True
     return False
 

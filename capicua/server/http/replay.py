@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -62,6 +63,8 @@ from capicua.table import protocol
 from capicua.table.core import AUTO, AUTOMATIC
 from capicua.table.fairness import VerifyError, verify_record_hand
 from capicua.table.protocol import table_id_ok
+
+log = logging.getLogger("capicua.server")
 
 MAX_MATCH = 10_000  # no table plays this many matches; 5 digits at most
 CACHE_BYTES = 32 * 2**20  # gzipped replays kept in memory (a 20-hand match is about 60 KB of them)
@@ -188,7 +191,10 @@ def _told_by_the_log(entries: list[dict[str, Any]], number: int) -> _Told:
     by = _choices_by(entries, number)
     try:
         end = rebuild_match(entries, number)
-    except REBUILD_ERRORS:
+    except REBUILD_ERRORS as exc:
+        table_id = entries[0].get("table") if entries else None
+        log.warning("the log of table %s does not rebuild to match %d (%s: %s): its replay has no talk or names",
+                    table_id, number, type(exc).__name__, exc)
         return _Told(None, [], by, 0, None, None)
     core = end.core
     table = {**core.table_state(), "status": "finished", "match_number": number, "watchers": 0, "deadline": None}
@@ -284,9 +290,12 @@ def face_up_view(match: Match) -> dict[str, Any]:
 
 
 def _proof(record: dict[str, Any], hand: int) -> dict[str, Any] | None:
+    """Hand ``hand``'s fairness proof; None (and a line in the log) for a hand that cannot
+    be verified, which a record that replays should never hold."""
     try:
         return verify_record_hand(record, hand)
-    except VerifyError:
+    except VerifyError as exc:
+        log.warning("hand %d of a replayed match has no proof (%s: %s)", hand, type(exc).__name__, exc)
         return None
 
 
