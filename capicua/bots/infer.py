@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from capicua.bots.public import PublicState
-from capicua.engine.compact import FastState, bits
+from capicua.engine.compact import bits
 
 if TYPE_CHECKING:
     from capicua.bots.kernel.sampler import Deals
@@ -134,17 +134,6 @@ class Knowledge:
                 np.array(mask_words(tile_mask(self.mine), words), dtype=np.int64),
             )
         return arrays
-
-    def to_state(self, hands: list[list[int]]) -> FastState:
-        """The view's position completed by the deal ``hands`` (as :meth:`sample` gives it)."""
-        n = self.r.players
-        masks = [0] * n
-        for s in range(n):
-            m = 0
-            for t in hands[s]:
-                m |= 1 << t
-            masks[s] = m
-        return self.pub.base.with_hidden(masks, tuple(hands[n]))
 
     def log_likelihood(self, hands: list[list[int]], beta: float, skip: tuple[int, ...] = ()) -> float:
         """log P(observed plays of the other seats | deal) under a softmax over

@@ -217,29 +217,3 @@ def tile_arrays(r: FastRules) -> tuple[Any, Any, Any, int]:
 
     return (np.array(r.tile_a, dtype=np.int64), np.array(r.tile_b, dtype=np.int64),
             np.array(r.num_mask, dtype=np.int64), r.doubles_mask)
-
-
-def log_likelihoods_reference(pub: PublicState, hands: list[list[int]], seats: set[int],
-                              coefs: tuple[float, ...] = COEFS) -> list[float]:
-    """Per seat, log P(its observed plays | deal) in plain Python (the
-    reference the JIT function is tested against)."""
-    import math
-
-    r = pub.r
-    forced = forced_opening(r)
-    held = [set(h) for h in hands[: r.players]]
-    out = [0.0] * r.players
-    for ctx, t, e in reversed(pub.plays):
-        s = ctx.seat
-        held[s].add(t)
-        if s not in seats or (e < 0 and forced):
-            continue
-        hand = sorted(held[s])
-        moves = legal_moves(r, ctx, hand)
-        if len(moves) <= 1:
-            continue
-        sc = {m: move_score(r, ctx, hand, m[0], m[1], coefs) for m in moves}
-        top = max(sc.values())
-        z = sum(math.exp(v - top) for v in sc.values())
-        out[s] += sc[model_move(ctx, t, e)] - top - math.log(z)
-    return out

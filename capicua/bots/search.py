@@ -180,11 +180,6 @@ def _use_kernel(r: FastRules) -> bool:
     return r.layout == 0 and r.max_pip <= 9 and _kernel() is not None
 
 
-def search_decide(view: dict[str, Any], rng: random.Random, cfg: Config) -> dict[str, Any]:
-    """The search's move in ``view`` (:func:`decide_public` on its :class:`PublicState`)."""
-    return decide_public(public_state(view), rng, cfg)
-
-
 def decide_public(pub: PublicState, rng: random.Random, cfg: Config) -> dict[str, Any]:
     """The first distinct legal move of highest value (see :func:`search_evaluate`)."""
     legal = pub.legal
@@ -202,7 +197,7 @@ def search_evaluate(view: dict[str, Any], rng: random.Random, cfg: Config) -> li
     the same tile on two ends showing the same number -- is left out) with its
     value: the mean, over the deals the search drew, of the seat's team's point
     margin from here to the end of the hand (its points, in play and at the end,
-    minus the rivals'). The same search as :func:`search_decide`, which plays the
+    minus the rivals'). The same search as :func:`decide_public`, which plays the
     first move of highest value. A single distinct move is not searched: its
     value is 0.0."""
     pub = public_state(view)

@@ -405,10 +405,6 @@ class Match:
                     moves.append(Play(t, arm))
         return moves
 
-    def has_play(self, seat: int) -> bool:
-        hand = self.hand
-        return hand is not None and bool(self._plays(hand, seat))
-
     # -------------------------------------------------------------- actions
     def check(self, seat: int, action: Action) -> None:
         """Raise the specific error that ``apply(seat, action)`` would raise; change nothing."""

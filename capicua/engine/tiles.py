@@ -44,10 +44,6 @@ def pips(tile: Sequence[int]) -> int:
     return int(tile[0]) + int(tile[1])
 
 
-def is_double(tile: Sequence[int]) -> bool:
-    return tile[0] == tile[1]
-
-
 def hand_pips(tiles: Iterable[Tile]) -> int:
     return sum(a + b for a, b in tiles)
 

@@ -337,12 +337,6 @@ CHANCE: dict[str, float] = {
 }
 
 
-def lines_for(character_id: str, moment: str, *, partnership: bool = True, watchers: int = 0) -> list[Line]:
-    """Every line ``character_id`` may say at ``moment`` in such a game (their own first)."""
-    own = BY_ID[character_id].lines.get(moment, []) if character_id in BY_ID else []
-    return [line for line in [*own, *COMMON.get(moment, [])] if line.fits(partnership, watchers)]
-
-
 def pick_line(
     rng: random.Random,
     character_id: str,

@@ -46,13 +46,20 @@ def _true_deal(match: Match) -> list[list[int]]:
     return deal
 
 
+def to_state(kn: Knowledge, hands: list[list[int]]) -> FastState:
+    """The view's position completed by the deal ``hands`` (as :meth:`Knowledge.sample` gives it)."""
+    n = kn.r.players
+    masks = [sum(1 << t for t in hands[s]) for s in range(n)]
+    return kn.pub.base.with_hidden(masks, tuple(hands[n]))
+
+
 def _check_decision(match: Match, rng: random.Random) -> FastState:
     seat = match.turn
     assert seat is not None
     view = match.view(seat)
     pub = PublicState(view)
     kn = Knowledge(pub)
-    truth = kn.to_state(_true_deal(match))
+    truth = to_state(kn, _true_deal(match))
     assert _public_snapshot(truth) == _public_snapshot(FastState.from_match(match))
     plays = [m for m in match.legal_moves() if isinstance(m, Play)]
     legal = [fast_move(match, m) for m in plays]
@@ -62,7 +69,7 @@ def _check_decision(match: Match, rng: random.Random) -> FastState:
     assert pub.moves == [m for i, m in enumerate(legal) if keys[i] not in keys[:i]]
     assert pub.moves == truth.distinct_moves()
     assert [pub.move_of(a) for a in pub.candidates] == pub.moves
-    sampled = kn.to_state(kn.sample(rng))
+    sampled = to_state(kn, kn.sample(rng))
     assert sampled.hands[seat] == truth.hands[seat]
     assert sampled.legal_moves() == legal
     assert [h.bit_count() for h in sampled.hands] == [h.bit_count() for h in truth.hands]

@@ -325,7 +325,8 @@ def test_experto_rollout_policies_return_legal_moves(rollout: str) -> None:
     one again from the same generator state."""
     from dataclasses import replace
 
-    from capicua.bots.search import EXPERTO, search_decide
+    from capicua.bots.public import public_state
+    from capicua.bots.search import EXPERTO, decide_public
     from capicua.engine import Match
 
     cfg = replace(EXPERTO, budget_ms=10.0, rollout=rollout, endgame_tiles=0)
@@ -340,9 +341,9 @@ def test_experto_rollout_policies_return_legal_moves(rollout: str) -> None:
         if match.phase != "play":
             continue
         view = match.view(match.turn)
-        action = search_decide(view, random.Random(g), cfg)
+        action = decide_public(public_state(view), random.Random(g), cfg)
         assert action in view["legal"]
-        assert search_decide(view, random.Random(g), cfg) == action
+        assert decide_public(public_state(view), random.Random(g), cfg) == action
 
 
 def test_random_hands_smart_takes_one_weight_row_per_team() -> None:

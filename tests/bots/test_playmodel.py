@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -15,9 +16,11 @@ from capicua.bots.kernel.playlik import play_log_likelihoods
 from capicua.bots.playmodel import (
     COEFS,
     FEATURES,
+    forced_opening,
     legal_moves,
-    log_likelihoods_reference,
+    model_move,
     move_features,
+    move_score,
     prepare,
     tile_arrays,
 )
@@ -25,6 +28,29 @@ from capicua.bots.public import PublicState, public_state
 from capicua.engine import Match, Rules, make_rules, parse_action
 from capicua.engine.tiles import canonical, tile_index
 
+
+def log_likelihoods_reference(pub: PublicState, hands: list[list[int]], seats: set[int],
+                              coefs: tuple[float, ...] = COEFS) -> list[float]:
+    """Per seat, log P(its observed plays | deal) in plain Python (the
+    reference the JIT function is tested against)."""
+    r = pub.r
+    forced = forced_opening(r)
+    held = [set(h) for h in hands[: r.players]]
+    out = [0.0] * r.players
+    for ctx, t, e in reversed(pub.plays):
+        s = ctx.seat
+        held[s].add(t)
+        if s not in seats or (e < 0 and forced):
+            continue
+        hand = sorted(held[s])
+        moves = legal_moves(r, ctx, hand)
+        if len(moves) <= 1:
+            continue
+        sc = {m: move_score(r, ctx, hand, m[0], m[1], coefs) for m in moves}
+        top = max(sc.values())
+        z = sum(math.exp(v - top) for v in sc.values())
+        out[s] += sc[model_move(ctx, t, e)] - top - math.log(z)
+    return out
 
 def _line_view(rules: Rules, history: list[dict[str, Any]], turn: int) -> dict[str, Any]:
     """A seat's view of a line game holding just ``history`` (the table, the passes and
