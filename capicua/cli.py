@@ -367,6 +367,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from capicua.tools.tournament import main as tournament_main
 
         return int(tournament_main(argv[1:]) or 0)
+    if argv and argv[0] == "migrate-logs":
+        from capicua.tools.migrate_logs import main as migrate_logs_main
+
+        return migrate_logs_main(argv[1:])
     if argv and argv[0] == "fit-playmodel":
         from capicua.tools.fit_playmodel import main as fit_main
 
@@ -399,6 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("bench-standings", help="the leaderboard and a profile over 100,000 results rows, timed")
     sub.add_parser("tournament", help="duplicate-deal bot tournament")
     sub.add_parser("fit-playmodel", help="fit experto's play model to the search bots' decisions")
+    sub.add_parser("migrate-logs", help="rewrite the table logs of the first format, once (--database URL)")
     args = parser.parse_args(argv)
 
     if args.command == "sim":

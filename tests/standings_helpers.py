@@ -52,10 +52,10 @@ class Table:
 
     def __init__(self, store: Store, table_id: str, seat_entries: list[dict[str, Any]], private: bool = False,
                  preset: str = "cubano", options: dict[str, Any] | None = None) -> None:
-        from capicua.table.log import open_entry
+        from capicua.table.log import Open
 
         self.store, self.id, self.seq, self.number = store, table_id, 1, 1
-        entry = open_entry(table_id, preset, options or {}, "sec", seat_entries, private, None, 0)
+        entry = Open(table_id, preset, options or {}, "sec", tuple(seat_entries), private).to_json()
         teams = make_rules(preset, **(options or {})).teams
         tablelogs.create_table(store, entry, "seed", teams)
 

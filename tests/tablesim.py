@@ -7,6 +7,7 @@ what comes out, as the shell would.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from capicua.bots import decide
@@ -25,7 +26,7 @@ from capicua.table.core import (
     TableCore,
     TimerFired,
 )
-from capicua.table.log import open_entry
+from capicua.table.log import Open, read_log, write_log
 
 T0 = 1_700_000_000_000
 
@@ -59,12 +60,12 @@ class Sim:
         auto_bots: bool = True,
     ) -> None:
         self.now = T0
-        entry = open_entry(
-            "t_sim", preset, options or {}, "secret-" + seed, seats or NEIGHBOURS, private, host, self.now,
-            seed=seed, grace=grace, turn_timer=turn_timer,
+        opening = Open(
+            "t_sim", preset, options or {}, "secret-" + seed, tuple(seats or NEIGHBOURS), private, host,
+            seed=seed, grace=grace, turn_timer=turn_timer, at=self.now,
         )
-        self.log: list[dict[str, Any]] = [entry]
-        self.core = TableCore(entry, CoreConfig(auto_next_ms=0))
+        self.log: list[dict[str, Any]] = [opening.to_json()]  # as the store keeps it
+        self.core = TableCore(opening, CoreConfig(auto_next_ms=0))
         self.frames: list[tuple[str, dict[str, Any]]] = []
         self.timers: dict[str, int] = {}
         self.asks: list[AskBot] = []
@@ -76,7 +77,7 @@ class Sim:
     def send(self, cmd: Command) -> Outcome:
         out = self.core.handle(cmd, self.now)
         self.outcomes.append(out)
-        self.log.extend(out.entries)
+        self.log.extend(write_log(out.entries))
         self.frames.extend(out.frames)
         for eff in out.effects:
             if isinstance(eff, StartTimer):
@@ -154,3 +155,13 @@ class Sim:
             elif not self.asks:
                 raise AssertionError(f"nobody plays seat {seat}")
         raise AssertionError("the hand never ended")
+
+
+def replayed(
+    log: list[dict[str, Any]], config: CoreConfig | None = None
+) -> tuple[TableCore, list[tuple[str, dict[str, Any]]]]:
+    """The table a stored log (JSON, as :attr:`Sim.log` keeps it) describes, read by the
+    log's one reader, and every frame it sent while making it (but the per-socket ones)."""
+    frames: list[tuple[str, dict[str, Any]]] = []
+    core = TableCore.from_log(read_log(copy.deepcopy(log)), config, frames=frames)
+    return core, frames

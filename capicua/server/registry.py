@@ -24,7 +24,7 @@ from typing import Any
 from capicua.server.ports import BotPool, Bus, Clock, EventLog, HandEnds, Standings
 from capicua.server.shell import TableShell
 from capicua.table.core import CoreConfig, Reopen, TableCore
-from capicua.table.log import DEFAULT_GRACE, DEFAULT_TURN_TIMER, open_entry
+from capicua.table.log import DEFAULT_GRACE, DEFAULT_TURN_TIMER, Open, read_log
 from capicua.table.protocol import OwnerChanged, Route, ToTable, conn_audience
 
 log = logging.getLogger("capicua.tables")
@@ -76,12 +76,12 @@ class Tables:
         """A new table (``seats``: one entry per seat, see :class:`~capicua.table.seating.Seat`)."""
         table_id = new_table_id()
         secret = secrets.token_hex(32)
-        entry = open_entry(
-            table_id, preset, options, secret, seats, private, host, self.clock.now_ms(),
-            seed=seed, grace=grace, turn_timer=turn_timer,
+        opening = Open(
+            table_id, preset, options, secret, tuple(seats), private, host,
+            seed=seed, grace=grace, turn_timer=turn_timer, at=self.clock.now_ms(),
         )
-        core = TableCore(entry, self.config)  # validates the game and the seats before anything is stored
-        await self.log.create(table_id, entry)
+        core = TableCore(opening, self.config)  # validates the game and the seats before anything is stored
+        await self.log.create(table_id, opening.to_json())
         return self._run(core, 1)
 
     def _run(self, core: TableCore, stored: int) -> TableShell:
@@ -141,8 +141,7 @@ class Tables:
 
     def _replay(self, entries: list[dict[str, Any]]) -> TableCore:
         """The table its log describes (in a worker thread: a long log takes a while)."""
-        core, _ = TableCore.from_log(entries, self.config)
-        return core
+        return TableCore.from_log(read_log(entries), self.config)
 
     async def summary(self, table_id: str) -> dict[str, Any] | None:
         """The public summary, from memory or from the store's row (never loading the table)."""

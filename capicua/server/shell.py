@@ -55,6 +55,7 @@ from capicua.table.core import (
     TimerFired,
 )
 from capicua.table.fairness import hand_to_verify
+from capicua.table.log import write_log
 from capicua.table.protocol import (
     ALL,
     PUBLIC,
@@ -213,7 +214,7 @@ class TableShell:
         attempt = 0
         while True:
             try:
-                await self.log.append(self.id, self.stored, out.entries, out.projection)
+                await self.log.append(self.id, self.stored, write_log(out.entries), out.projection)
                 break
             except LogUnavailable:
                 if not self.paused:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -26,6 +26,7 @@ from capicua.store.models import (
     TableRow,
     TableSeatRow,
 )
+from capicua.table.log import Open
 
 
 class StaleLog(Exception):
@@ -54,19 +55,21 @@ def _now() -> datetime:
 
 
 def create_table(store: Store, open_entry: dict[str, Any], first_seed: str, teams: int) -> None:
-    """A new table's rows and the first entry of its log."""
+    """A new table's rows and the first entry of its log (``open_entry``: an
+    :class:`~capicua.table.log.Open` entry as stored)."""
     now = _now()
-    tid = open_entry["table"]
+    opening = Open.from_json(open_entry)
+    tid = opening.table
     with store.sessions.begin() as s:
         s.add(
             TableRow(
-                id=tid, preset=open_entry["preset"], options=dict(open_entry["options"]), seed=first_seed,
-                status="lobby" if open_entry.get("private") else "playing", scores=[0] * teams, record=None,
+                id=tid, preset=opening.preset, options=dict(opening.options), seed=first_seed,
+                status="lobby" if opening.private else "playing", scores=[0] * teams, record=None,
                 created_at=now, updated_at=now,
             )
         )
         s.flush()
-        _write_seats(s, tid, open_entry["seats"])
+        _write_seats(s, tid, [dict(seat) for seat in opening.seats])
         s.add(MatchRow(table_id=tid, number=1, status="playing", scores=[0] * teams, record=None,
                          created_at=now, updated_at=now))
         s.add(TableEventRow(table_id=tid, seq=1, data=open_entry, created_at=now))
@@ -162,14 +165,36 @@ def _project(s: Session, a: Append, now: datetime) -> None:
             standings.write_results(s, a.table_id, a.match_number, a.record, now)
 
 
-def replace_log(store: Store, table_id: str, entries: list[dict[str, Any]]) -> None:
-    """Rewrite a table's whole log (the one-time migration of a log of the first format)."""
+def first_format_tables(store: Store) -> list[str]:
+    """The tables whose log does not begin with an ``open`` entry: logs of the first
+    format (or none at all), which ``capicua migrate-logs`` rewrites."""
+    with store.sessions() as s:
+        firsts = s.execute(select(TableEventRow.table_id, TableEventRow.data).where(TableEventRow.seq == 1))
+        opened = {tid for tid, data in firsts if isinstance(data, dict) and data.get("op") == "open"}
+        return sorted(set(s.scalars(select(TableRow.id))) - opened)
+
+
+def rewrite_log(store: Store, table_id: str, expected: int, entries: list[dict[str, Any]]) -> None:
+    """Rewrite a table's whole log with ``entries``, fenced: only while it holds exactly
+    the ``expected`` entries it was read with, else :class:`StaleLog` and nothing changes.
+
+    The table's row is locked first (every append updates that row, so on PostgreSQL an
+    append waits for this rewrite, or this rewrite for it, and then sees it in the count);
+    an append that slips in anyway meets the rewritten entry numbers in the unique
+    ``(table_id, seq)`` and fails as stale, or this rewrite does."""
     now = _now()
-    with store.sessions.begin() as s:
-        s.execute(delete(TableEventRow).where(TableEventRow.table_id == table_id))
-        s.flush()
-        for i, data in enumerate(entries):
-            s.add(TableEventRow(table_id=table_id, seq=i + 1, data=data, created_at=now))
+    try:
+        with store.sessions.begin() as s:
+            row = s.get(TableRow, table_id, with_for_update=True)
+            held = s.scalar(select(func.count()).select_from(TableEventRow).where(TableEventRow.table_id == table_id))
+            if row is None or held != expected:
+                raise StaleLog(f"{table_id} holds {held} entries, not {expected}: written since it was read")
+            s.execute(delete(TableEventRow).where(TableEventRow.table_id == table_id))
+            s.flush()
+            for i, data in enumerate(entries):
+                s.add(TableEventRow(table_id=table_id, seq=i + 1, data=data, created_at=now))
+    except IntegrityError:
+        raise StaleLog(f"an entry of {table_id} was written while its log was rewritten") from None
 
 
 def load_entries(store: Store, table_id: str) -> dict[str, Any] | None:

@@ -26,14 +26,14 @@ import json
 import random
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, assert_never
 
 from capicua.engine import EngineError, Match, make_rules, parse_action
 from capicua.engine.rules import Rules
-from capicua.table import neighbours, phrases, protocol
-from capicua.table.log import Projection, match_seed
+from capicua.table import log, neighbours, phrases, protocol
+from capicua.table.log import Entry, Projection, match_seed
 from capicua.table.options import NEIGHBOUR_LEVELS
 from capicua.table.protocol import (
     ALL,
@@ -62,7 +62,6 @@ PHRASE_LIMIT = (3, 10_000)  # phrases per socket per ms window
 TIMEOUT = "timeout"  # a move the stand-in made because the player's turn ran out (the log's ``by``)
 AUTO = "auto"  # who made a pass or a draw: nobody, they are automatic
 AUTOMATIC = ("pass", "draw")
-GAME_OPS = ("start_hand", "action")  # the entries that send events (and a spectators' frame while watched)
 RESUME_MIN_MS = 5_000  # after a reload, a running deadline keeps at least this long (its player reconnects)
 HANDOVER_FACTOR = 2  # with a turn timer of N s, the wait between hands is 2N s
 
@@ -131,7 +130,7 @@ Effect = AskBot | StartTimer | CancelTimer
 
 @dataclass(slots=True)
 class Outcome:
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)  # stored as ``entry.to_json()`` (capicua.table.log)
     frames: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     effects: list[Effect] = field(default_factory=list)
     projection: Projection | None = None  # what the store's listing rows say now, when it changed
@@ -166,24 +165,23 @@ class CoreConfig:
 class TableCore:
     """One table. Build it with :meth:`open` (a new table) or :meth:`from_log`."""
 
-    def __init__(self, open_entry: dict[str, Any], config: CoreConfig | None = None) -> None:
+    def __init__(self, opening: log.Open, config: CoreConfig | None = None) -> None:
         self.config = config or CoreConfig()
-        self.id: str = open_entry["table"]
-        self.secret: str = open_entry["secret"]
-        self.preset: str = open_entry["preset"]
-        self.options: dict[str, Any] = dict(open_entry["options"])
+        self.id: str = opening.table
+        self.secret: str = opening.secret
+        self.preset: str = opening.preset
+        self.options: dict[str, Any] = dict(opening.options)
         self.rules, self._describe = _rules(self.preset, self.options)
-        self.private: bool = bool(open_entry.get("private"))
-        self.host: str | None = open_entry.get("host")
-        settings = open_entry.get("settings") or {}
-        self.grace: int = int(settings.get("grace", 30))
-        self.turn_timer: int = int(settings.get("turn_timer", 0))
-        self.seats = [Seat.from_entry(s) for s in open_entry["seats"]]
+        self.private: bool = opening.private
+        self.host: str | None = opening.host
+        self.grace: int = opening.grace
+        self.turn_timer: int = opening.turn_timer
+        self.seats = [Seat.from_entry(dict(s)) for s in opening.seats]
         if len(self.seats) != self.rules.players:
             raise ValueError(f"{self.preset} has {self.rules.players} seats, the log names {len(self.seats)}")
         self.status = "lobby" if self.private else "playing"  # lobby | playing | finished
         self.match_number = 1
-        self.match = Match(self.rules, open_entry.get("seed") or match_seed(self.secret, 1))
+        self.match = Match(self.rules, opening.seed or match_seed(self.secret, 1))
         self.seq = 0  # protocol sequence number: one per game event
         self.batch_first = 0
         self.log_seq = 1  # entries applied (the open entry is the first)
@@ -195,10 +193,10 @@ class TableCore:
         self._logged_watchers = 0
         self.ready: set[int] = set()  # seats that said "Siguiente mano" (or, after the match, "Otra partida")
         self.left_to_stand_in: set[int] = set()  # after the match: gone seats the host left to their stand-in
-        self.turn_since = int(open_entry.get("at", 0))  # when the wait for the present turn (or hand) began
+        self.turn_since = opening.at  # when the wait for the present turn (or hand) began
         self._resume_floor = 0  # no deadline ends before this (the last reload's time + RESUME_MIN_MS)
         self._clock = self.turn_since  # the time of the command (or entry) being handled
-        self.created_at = self.updated_at = int(open_entry.get("at", 0))
+        self.created_at = self.updated_at = opening.at
         self.timed_out: tuple[int, int] | None = None  # (seat, seq) whose turn ran out
         self.conns: dict[ConnId, _Conn] = {}
         # Seats whose last socket closed at that time, not logged until they stay away
@@ -216,19 +214,22 @@ class TableCore:
 
     @classmethod
     def from_log(
-        cls, entries: Iterable[dict[str, Any]], config: CoreConfig | None = None
-    ) -> tuple[TableCore, list[tuple[str, dict[str, Any]]]]:
-        """The table the entries describe, and every frame (but the per-socket
-        ones) it sent while making them."""
+        cls,
+        entries: Iterable[Entry],
+        config: CoreConfig | None = None,
+        frames: list[tuple[str, dict[str, Any]]] | None = None,
+    ) -> TableCore:
+        """The table the entries describe (as :func:`capicua.table.log.read_log` reads
+        them). Only its state is built: with ``frames``, the frames it sent while making
+        them (but the per-socket ones) are appended there too (a replay's, a test's)."""
         it = iter(entries)
         first = next(it, None)
-        if first is None or first.get("op") != "open":
-            raise ValueError("a table log begins with an open entry")
+        if not isinstance(first, log.Open):
+            raise log.LogError("a table log begins with an open entry")
         core = cls(first, config)
-        frames: list[tuple[str, dict[str, Any]]] = []
         for entry in it:
-            core._apply(entry, frames)
-        return core, frames
+            core.apply(entry, frames)
+        return core
 
     # ------------------------------------------------------------ reading
 
@@ -347,7 +348,7 @@ class TableCore:
                 self._timers.clear()
                 self._asked = None
                 if self.log_seq > 1:
-                    self._commit(out, {"op": "reopen"}, now)
+                    self._commit(out, log.Reopen(at=now))
                 self._maybe_first_hand(out, now)
             self._maybe_rematch(out, now)  # whatever made everyone agree (a "yes", a decision, someone leaving)
         except ProtocolError as exc:
@@ -376,8 +377,8 @@ class TableCore:
         seats = [s.to_entry() for s in self.seats] if key[4] != old[4] else None
         return Projection(self.status, list(self.match.scores), self.match_number, record, seats)
 
-    def _commit(self, out: Outcome, entry: dict[str, Any], now: int) -> None:
-        self._commit_into(out.frames, out, entry, now)
+    def _commit(self, out: Outcome, entry: Entry) -> None:
+        self._commit_into(out.frames, out, entry)
 
     def _player_levels(self, cmd: PlayerLevels, out: Outcome) -> None:
         for seat, player, level in cmd.levels:
@@ -402,24 +403,21 @@ class TableCore:
             self._leaving.pop(seat, None)  # back within the debounce window: it never left
             s = self.seats[seat]
             if not s.online:
-                self._commit_into(first, out, {"op": "presence", "seat": seat, "online": True}, now)
+                self._commit_into(first, out, log.Presence(seat, True, at=now))
             if s.controller == STAND_IN:
-                self._commit_into(first, out, {"op": "controller", "seat": seat, "to": HUMAN}, now)
+                self._commit_into(first, out, log.Controller(seat, HUMAN, at=now))
         out.frames.append((conn_audience(cmd.conn), protocol.welcome_frame(seat, self.table_state())))
         out.frames.append((conn_audience(cmd.conn), self._resync(seat, cmd.last_seq)))
         out.frames.extend(first)
         self._maybe_first_hand(out, now)
 
-    def _commit_into(
-        self, frames: list[tuple[str, dict[str, Any]]], out: Outcome, entry: dict[str, Any], now: int
-    ) -> None:
-        entry["at"] = now
-        if entry["op"] in GAME_OPS and self.watchers:
+    def _commit_into(self, frames: list[tuple[str, dict[str, Any]]], out: Outcome, entry: Entry) -> None:
+        if isinstance(entry, (log.StartHand, log.Action)) and self.watchers:
             # Who watches is not logged (it is not the game's state), but whether anyone
             # did when events were sent is: the spectators' frame and the neighbours'
             # talk of that change replay as they were.
-            entry["watched"] = True
-        self._apply(entry, frames)
+            entry = replace(entry, watched=True)
+        self.apply(entry, frames)
         out.entries.append(entry)
 
     def recent_events(self) -> list[tuple[int, dict[str, Any]]]:
@@ -451,19 +449,21 @@ class TableCore:
         if now - self._table_told_at >= self.config.watchers_note_ms:
             self._table_changed(frames)
 
-    def _table_changed(self, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        """A ``table`` frame to everyone when anything TABLE shows changed since the last one."""
+    def _table_changed(self, frames: list[tuple[str, dict[str, Any]]] | None) -> None:
+        """A ``table`` frame to everyone when anything TABLE shows changed since the last
+        one (``frames`` None: a table being loaded only notes what it shows)."""
         key = self._table_key()
         if key != self._last_table:
             self._last_table = key
             self._table_told_at = self._clock
-            frames.append((ALL, protocol.table_frame(self.seq, self.table_state())))
+            if frames is not None:
+                frames.append((ALL, protocol.table_frame(self.seq, self.table_state())))
 
     def _maybe_first_hand(self, out: Outcome, now: int) -> None:
         """A table against the neighbours deals its first hand once every player is here."""
         humans = self.human_seats()
         if self.status == "playing" and self.match.phase == "new" and all(self.seats[s].online for s in humans):
-            self._commit(out, {"op": "start_hand", "present": self.online_humans()}, now)
+            self._commit(out, log.StartHand(tuple(self.online_humans()), at=now))
 
     # -- intents
 
@@ -518,7 +518,7 @@ class TableCore:
                 raise ProtocolError(Code.BAD_PHASE, msg)
             if seat in self.ready:
                 return
-            self._commit(out, {"op": "ready", "seat": seat}, now)
+            self._commit(out, log.Ready(seat, at=now))
             self._maybe_next_hand(out, now)
             return
         raw: dict[str, Any]
@@ -531,7 +531,7 @@ class TableCore:
             m.check(seat, action)
         except EngineError as exc:
             raise ProtocolError(_engine_code(exc), str(exc)) from None
-        self._commit(out, {"op": "action", "seat": seat, "action": action.to_json(), "by": HUMAN}, now)
+        self._commit(out, log.Action(seat, action.to_json(), HUMAN, at=now))
 
     def _maybe_next_hand(self, out: Outcome, now: int) -> None:
         """The next hand is dealt when every player who plays their seat is ready."""
@@ -539,7 +539,7 @@ class TableCore:
             return
         waiting = [s.seat for s in self.seats if s.is_human and s.online and s.controller == HUMAN]
         if waiting and set(waiting) <= self.ready:
-            self._commit(out, {"op": "start_hand", "present": self.online_humans()}, now)
+            self._commit(out, log.StartHand(tuple(self.online_humans()), at=now))
 
     def _deal_now(self, conn: _Conn, intent: protocol.DealNow, now: int, out: Outcome) -> None:
         """The host of a private table deals the next hand without waiting for every
@@ -552,7 +552,7 @@ class TableCore:
         if self.match.phase != "hand_over":
             msg = "the match is over" if self.match.phase == "match_over" else "the hand is not over"
             raise ProtocolError(Code.BAD_PHASE, msg)
-        self._commit(out, {"op": "start_hand", "present": self.online_humans(), "by": "host"}, now)
+        self._commit(out, log.StartHand(tuple(self.online_humans()), "host", at=now))
 
     def _say(self, conn: _Conn, intent: protocol.Say, now: int, out: Outcome) -> None:
         seat = self._player_seat(conn)
@@ -565,7 +565,7 @@ class TableCore:
         if len(times) >= limit:
             raise ProtocolError(Code.TOO_FAST, f"at most {limit} phrases in {window // 1000} s")
         times.append(now)
-        self._commit(out, {"op": "say", "seat": seat, "phrase": intent.phrase}, now)
+        self._commit(out, log.Say(seat, intent.phrase, at=now))
 
     def _rematch(self, conn: _Conn, now: int, out: Outcome) -> None:
         """"Otra partida": this seat is ready (the match starts in :meth:`_maybe_rematch`)."""
@@ -573,7 +573,7 @@ class TableCore:
         if self.status != "finished":
             raise ProtocolError(Code.BAD_PHASE, "the match is not over")
         if seat not in self.ready:  # else another tab of the player said it already
-            self._commit(out, {"op": "ready", "seat": seat}, now)
+            self._commit(out, log.Ready(seat, at=now))
 
     def _rematch_check(self) -> RematchCheck:
         return rematch_check(self.seats, self.ready, self.left_to_stand_in, self.host)
@@ -587,11 +587,11 @@ class TableCore:
         check = self._rematch_check()
         if not check.agreed:
             return
-        self._commit(out, {"op": "rematch"}, now)
+        self._commit(out, log.Rematch(at=now))
         for seat in check.stand_in:
             if self.seats[seat].controller == HUMAN:
-                self._commit(out, {"op": "controller", "seat": seat, "to": STAND_IN}, now)
-        self._commit(out, {"op": "start_hand", "present": self.online_humans()}, now)
+                self._commit(out, log.Controller(seat, STAND_IN, at=now))
+        self._commit(out, log.StartHand(tuple(self.online_humans()), at=now))
 
     def _after_match(
         self, conn: _Conn, intent: protocol.StandIn | protocol.ToLobby | protocol.FillSeat, now: int, out: Outcome
@@ -604,7 +604,7 @@ class TableCore:
         if isinstance(intent, protocol.ToLobby):
             if self.host is None or conn.player != self.host:
                 raise ProtocolError(Code.NOT_HOST, "only the host takes the table back to its lobby")
-            self._commit(out, {"op": "rematch", "lobby": True}, now)
+            self._commit(out, log.Rematch(lobby=True, at=now))
             return
         if seat not in self._rematch_check().deciders:
             raise ProtocolError(Code.NOT_HOST, "the host decides (anyone here, while the host is gone)")
@@ -618,16 +618,14 @@ class TableCore:
         if isinstance(intent, protocol.StandIn):
             if intent.seat in self.left_to_stand_in:
                 raise ProtocolError(Code.NO_CHANGE, "that seat is left to its stand-in already")
-            self._commit(out, {"op": "stand_in", "seat": intent.seat}, now)
+            self._commit(out, log.StandIn(intent.seat, at=now))
             return
         if intent.level not in NEIGHBOUR_LEVELS:
             raise ProtocolError(Code.MALFORMED, f"level is one of {', '.join(NEIGHBOUR_LEVELS)}")
         if target.player is not None and target.player == self.host:
             raise ProtocolError(Code.NOT_HOST, "the host keeps a seat")
         ch = self._pick_characters([intent.level])[0]
-        self._commit(
-            out, {"op": "fill", "seat": intent.seat, "level": intent.level, "character": ch.id, "name": ch.name}, now
-        )
+        self._commit(out, log.Fill(intent.seat, intent.level, ch.id, ch.name, at=now))
 
     def _sit_or_stand(
         self, conn_id: ConnId, conn: _Conn, intent: protocol.Sit | protocol.Stand, now: int, out: Outcome
@@ -638,7 +636,7 @@ class TableCore:
             seat = self._player_seat(conn)
             if conn.player is not None and conn.player == self.host:
                 raise ProtocolError(Code.NOT_HOST, "the host keeps a seat")
-            self._commit(out, {"op": "stand", "seat": seat}, now)
+            self._commit(out, log.Stand(seat, at=now))
             self._reseat(out, now)
             return
         if conn.player is None:
@@ -655,12 +653,7 @@ class TableCore:
             raise ProtocolError(Code.SEAT_TAKEN, "that seat is taken")
         stand_in = self._pick_characters([self.config.stand_in_level])[0]
         conn.watch = False  # a watcher who sits plays: its other tabs follow it to the seat
-        self._commit(
-            out,
-            {"op": "sit", "seat": seat, "player": conn.player, "name": conn.name or "?",
-             "character": stand_in.id, "level": self.config.stand_in_level},
-            now,
-        )
+        self._commit(out, log.Sit(seat, conn.player, conn.name or "?", stand_in.id, self.config.stand_in_level, at=now))
         self._reseat(out, now)
 
     def _reseat(self, out: Outcome, now: int) -> None:
@@ -676,7 +669,7 @@ class TableCore:
         for s in self.seats:
             online = self.conns_of(s.seat) > 0
             if s.is_human and online != s.online:
-                self._commit(out, {"op": "presence", "seat": s.seat, "online": online}, now)
+                self._commit(out, log.Presence(s.seat, online, at=now))
         # Before the table frame that shows the new seats: a page that drew them first
         # would draw its player in the old seat for a frame.
         at = next((i for i, (_, f) in enumerate(out.frames) if f["type"] == "table"), len(out.frames))
@@ -695,14 +688,14 @@ class TableCore:
             raise ProtocolError(Code.STARTED, "the match has started")
         n = len(self.seats)
         if isinstance(intent, protocol.Configure):
-            self._commit(out, {"op": "configure", "grace": intent.grace, "turn_timer": intent.turn_timer}, now)
+            self._commit(out, log.Configure(intent.grace, intent.turn_timer, at=now))
             return
         if isinstance(intent, protocol.Start):
             empty = [s.seat for s in self.seats if s.kind == EMPTY]
             if empty:
                 raise ProtocolError(Code.BAD_PHASE, "every seat needs a player or a neighbour first")
-            self._commit(out, {"op": "start"}, now)
-            self._commit(out, {"op": "start_hand", "present": self.online_humans()}, now)
+            self._commit(out, log.Start(at=now))
+            self._commit(out, log.StartHand(tuple(self.online_humans()), at=now))
             return
         assert isinstance(intent, (protocol.MoveSeat, protocol.FillSeat, protocol.ClearSeat))
         if intent.seat >= n or (isinstance(intent, protocol.MoveSeat) and intent.to >= n):
@@ -712,7 +705,7 @@ class TableCore:
                 raise ProtocolError(Code.NO_CHANGE, "a seat moves to another seat")
             if self.seats[intent.seat].kind == EMPTY and self.seats[intent.to].kind == EMPTY:
                 raise ProtocolError(Code.NO_CHANGE, "both seats are empty")
-            self._commit(out, {"op": "move", "seat": intent.seat, "to": intent.to}, now)
+            self._commit(out, log.Move(intent.seat, intent.to, at=now))
             self._reseat(out, now)
         elif isinstance(intent, protocol.FillSeat):
             if intent.level not in NEIGHBOUR_LEVELS:
@@ -720,18 +713,14 @@ class TableCore:
             if self.seats[intent.seat].kind != EMPTY:
                 raise ProtocolError(Code.SEAT_TAKEN, "that seat is taken")
             ch = self._pick_characters([intent.level])[0]
-            self._commit(
-                out,
-                {"op": "fill", "seat": intent.seat, "level": intent.level, "character": ch.id, "name": ch.name},
-                now,
-            )
+            self._commit(out, log.Fill(intent.seat, intent.level, ch.id, ch.name, at=now))
         else:
             target = self.seats[intent.seat]
             if target.kind == EMPTY:
                 raise ProtocolError(Code.NO_CHANGE, "that seat is empty already")
             if target.player is not None and target.player == self.host:
                 raise ProtocolError(Code.NOT_HOST, "the host keeps a seat")
-            self._commit(out, {"op": "clear", "seat": intent.seat}, now)
+            self._commit(out, log.Clear(intent.seat, at=now))
             self._reseat(out, now)
 
     def _pick_characters(self, levels: list[str]) -> list[neighbours.Character]:
@@ -756,7 +745,7 @@ class TableCore:
         except EngineError:
             # A bot that answers nonsense (or a pool that failed) must not stall the table.
             action = m.legal_moves()[0]
-        self._commit(out, {"op": "action", "seat": seat, "action": action.to_json(), "by": actor}, now)
+        self._commit(out, log.Action(seat, action.to_json(), actor, at=now))
 
     def _timer_fired(self, cmd: TimerFired, now: int, out: Outcome) -> None:
         if self._timers.pop(cmd.key, None) is None:
@@ -766,8 +755,8 @@ class TableCore:
             seat, since = (int(x) for x in rest.split(":"))
             s = self.seats[seat]
             if s.is_human and not s.online and s.offline_since == since and s.controller == HUMAN:
-                self._commit(out, {"op": "timer", "name": "grace", "seat": seat}, now)
-                self._commit(out, {"op": "controller", "seat": seat, "to": STAND_IN}, now)
+                self._commit(out, log.Timer("grace", seat, at=now))
+                self._commit(out, log.Controller(seat, STAND_IN, at=now))
                 self._maybe_next_hand(out, now)  # the others need not wait for a stand-in's "ready"
         elif name == "away":
             seat, since = (int(x) for x in rest.split(":"))
@@ -775,21 +764,21 @@ class TableCore:
             if self._leaving.get(seat) == since and s.is_human and s.online and self.conns_of(seat) == 0:
                 del self._leaving[seat]
                 # ``since``: when the last socket closed; the grace window counts from then.
-                self._commit(out, {"op": "presence", "seat": seat, "online": False, "since": since}, now)
+                self._commit(out, log.Presence(seat, False, since, at=now))
                 self._maybe_next_hand(out, now)
         elif name == "deal":
             if int(rest) == self.seq and self._handover_deadline() is not None:
-                self._commit(out, {"op": "timer", "name": "next_hand"}, now)
-                self._commit(out, {"op": "start_hand", "present": self.online_humans()}, now)
+                self._commit(out, log.Timer("next_hand", at=now))
+                self._commit(out, log.StartHand(tuple(self.online_humans()), at=now))
         elif name == "note":
             self._table_changed(out.frames)
         elif name == "turn":
             seq, seat = (int(x) for x in rest.split(":"))
             if seq == self.seq and self.match.turn == seat and self._turn_deadline() is not None:
-                self._commit(out, {"op": "timer", "name": "turn", "seat": seat}, now)
+                self._commit(out, log.Timer("turn", seat, at=now))
         elif name == "next":
             if int(rest) == self.seq and self.match.phase == "hand_over" and not self.human_seats():
-                self._commit(out, {"op": "start_hand", "present": []}, now)
+                self._commit(out, log.StartHand((), at=now))
 
     def _effects(self, out: Outcome, now: int) -> None:
         """Diff what the table waits for (timers, a bot's move) against what the shell was asked."""
@@ -855,15 +844,71 @@ class TableCore:
 
     # ------------------------------------------------------------ applying
 
-    def _apply(self, entry: dict[str, Any], frames: list[tuple[str, dict[str, Any]]]) -> None:
-        """Change the table by one log entry, adding the frames it sends."""
-        op = entry.get("op")
-        at = int(entry.get("at", 0))
-        handler = _APPLY.get(op) if isinstance(op, str) else None
-        if handler is None:
-            raise ValueError(f"unknown table log entry {entry!r}")
+    def apply(self, entry: Entry, frames: list[tuple[str, dict[str, Any]]] | None = None) -> None:
+        """Change the table by one log entry; with ``frames``, add the frames it sends
+        (without: the state only, as a table being loaded needs it)."""
+        at = entry.at
         self._clock = at
-        handler(self, entry, at, frames)
+        match entry:
+            case log.Presence():
+                s = self.seats[entry.seat]
+                s.online = entry.online
+                s.offline_since = None if s.online else (at if entry.since is None else entry.since)
+            case log.Watchers():
+                # Logs written before the watchers left the log (nothing writes this entry now).
+                self._logged_watchers = entry.n
+            case log.Reopen():
+                self._apply_reopen(at)
+            case log.Sit():
+                self.seats[entry.seat] = Seat(
+                    entry.seat, HUMAN, entry.name, player=entry.player, level=entry.level, character=entry.character
+                )
+            case log.Stand() | log.Clear():
+                self.seats[entry.seat] = Seat(entry.seat)
+            case log.Move():
+                a, b = self.seats[entry.seat], self.seats[entry.to]
+                a.seat, b.seat = b.seat, a.seat
+                self.seats[a.seat], self.seats[b.seat] = a, b
+            case log.Fill():
+                self.seats[entry.seat] = Seat(entry.seat, BOT, entry.name, level=entry.level, character=entry.character)
+                self.ready.discard(entry.seat)  # after a match: a gone player's seat, a neighbour's now
+                self.left_to_stand_in.discard(entry.seat)
+            case log.Configure():
+                self.grace = entry.grace
+                self.turn_timer = entry.turn_timer
+            case log.Start():
+                self.status = "playing"
+            case log.StartHand():
+                events = self.match.start_hand(frozenset(entry.present))
+                self.ready.clear()
+                self._game_events(events, at, frames, entry.watched or self._logged_watchers > 0)
+            case log.Action():
+                self._apply_action(entry, frames)
+            case log.Ready():
+                self.ready.add(entry.seat)
+            case log.Say():
+                if frames is not None:
+                    text = phrases.phrase(entry.phrase) or ("…", "…")
+                    name = self.seats[entry.seat].name
+                    frames.append(
+                        (ALL, protocol.said_frame(self.seq, entry.seat, entry.phrase, text[0], text[1], "player", name))
+                    )
+            case log.Timer():
+                if entry.name == "turn" and entry.seat is not None:
+                    self.timed_out = (entry.seat, self.seq)
+            case log.Controller():
+                self.seats[entry.seat].controller = entry.to
+                m = self.match
+                if entry.to == HUMAN and m.turn == entry.seat and m.phase in ("play", "redeal_question"):
+                    self.turn_since = at  # a player back on their own turn gets the whole of it
+            case log.StandIn():
+                self.left_to_stand_in.add(entry.seat)
+            case log.Rematch():
+                self._apply_rematch(entry)
+            case log.Open():
+                raise log.LogError("a table log has one open entry, its first")
+            case _:
+                assert_never(entry)
         self.log_seq += 1
         self.updated_at = max(self.updated_at, at)
         self._table_changed(frames)
@@ -879,16 +924,7 @@ class TableCore:
         return (self.status, self.watchers, self.grace, self.turn_timer, self.match_number, self._turn_deadline(), seats,
                 rematch)
 
-    def _apply_presence(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        s = self.seats[e["seat"]]
-        s.online = bool(e["online"])
-        s.offline_since = None if s.online else int(e.get("since", at))
-
-    def _apply_watchers(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        # Logs written before the watchers left the log (nothing writes this entry now).
-        self._logged_watchers = int(e["n"])
-
-    def _apply_reopen(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
+    def _apply_reopen(self, at: int) -> None:
         for s in self.seats:
             if s.is_human and s.online:
                 s.online = False
@@ -900,51 +936,13 @@ class TableCore:
         self.conns.clear()
         self._leaving.clear()
 
-    def _apply_sit(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        self.seats[e["seat"]] = Seat(
-            e["seat"], HUMAN, e["name"], player=e["player"], level=e.get("level"), character=e.get("character")
-        )
+    def _apply_action(self, e: log.Action, frames: list[tuple[str, dict[str, Any]]] | None) -> None:
+        action = parse_action(e.action, self.rules.max_pip)
+        events = self.match.apply(e.seat, action)
+        self._game_events([self.attributed(ev, e.by, e.seat) for ev in events], e.at, frames,
+                          e.watched or self._logged_watchers > 0)
 
-    def _apply_stand(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        self.seats[e["seat"]] = Seat(e["seat"])
-
-    def _apply_clear(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        self.seats[e["seat"]] = Seat(e["seat"])
-
-    def _apply_move(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        a, b = self.seats[e["seat"]], self.seats[e["to"]]
-        a.seat, b.seat = b.seat, a.seat
-        self.seats[a.seat], self.seats[b.seat] = a, b
-
-    def _apply_fill(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        self.seats[e["seat"]] = Seat(e["seat"], BOT, e["name"], level=e["level"], character=e["character"])
-        self.ready.discard(e["seat"])  # after a match: a gone player's seat, a neighbour's now
-        self.left_to_stand_in.discard(e["seat"])
-
-    def _apply_configure(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        self.grace = int(e["grace"])
-        self.turn_timer = int(e["turn_timer"])
-
-    def _apply_start(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        self.status = "playing"
-
-    def _apply_start_hand(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        events = self.match.start_hand(frozenset(e.get("present") or ()))
-        self.ready.clear()
-        self._game_events(events, at, frames, self._was_watched(e))
-
-    def _apply_action(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        action = parse_action(e["action"], self.rules.max_pip)
-        seat = int(e["seat"])
-        events = self.match.apply(seat, action)
-        self._game_events([self._attributed(ev, e["by"], seat) for ev in events], at, frames, self._was_watched(e))
-
-    def _was_watched(self, e: dict[str, Any]) -> bool:
-        """Whether anyone watched when the entry's events were sent (its ``watched``;
-        in a log of before, its ``watchers`` entries)."""
-        return bool(e.get("watched")) or self._logged_watchers > 0
-
-    def _attributed(self, ev: dict[str, Any], by: str, seat: int) -> dict[str, Any]:
+    def attributed(self, ev: dict[str, Any], by: str, seat: int) -> dict[str, Any]:
         """A play with who made it: the log's ``by`` for its action, and the neighbour's
         name when a stand-in played it (on time-out or for an absent player)."""
         if ev["kind"] != "play":
@@ -954,40 +952,17 @@ class TableCore:
         ch = neighbours.BY_ID.get(self.seats[seat].character or "")
         return {**ev, "by": by, "stand_in": {"name": ch.name if ch else "", "character": self.seats[seat].character}}
 
-    def _apply_ready(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        self.ready.add(int(e["seat"]))
-
-    def _apply_say(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        seat = int(e["seat"])
-        text = phrases.phrase(e["phrase"]) or ("…", "…")
-        frames.append(
-            (ALL, protocol.said_frame(self.seq, seat, e["phrase"], text[0], text[1], "player", self.seats[seat].name))
-        )
-
-    def _apply_timer(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        if e["name"] == "turn":
-            self.timed_out = (int(e["seat"]), self.seq)
-
-    def _apply_controller(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        seat = int(e["seat"])
-        self.seats[seat].controller = e["to"]
-        if e["to"] == HUMAN and self.match.turn == seat and self.match.phase in ("play", "redeal_question"):
-            self.turn_since = at  # a player back on their own turn gets the whole of it
-
-    def _apply_stand_in(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
-        self.left_to_stand_in.add(int(e["seat"]))
-
-    def _apply_rematch(self, e: dict[str, Any], at: int, frames: list[tuple[str, dict[str, Any]]]) -> None:
+    def _apply_rematch(self, e: log.Rematch) -> None:
         """The next match: played at once, or (``lobby``) waiting in the lobby for its host."""
         self.match_number += 1
         self.match = Match(self.rules, match_seed(self.secret, self.match_number))
-        self.status = "lobby" if e.get("lobby") else "playing"
+        self.status = "lobby" if e.lobby else "playing"
         self.ready.clear()
         self.left_to_stand_in.clear()
         self.timed_out = None
 
     def _game_events(
-        self, events: list[dict[str, Any]], at: int, frames: list[tuple[str, dict[str, Any]]], watched: bool
+        self, events: list[dict[str, Any]], at: int, frames: list[tuple[str, dict[str, Any]]] | None, watched: bool
     ) -> None:
         """Number the events of one change and send them, with each audience's view
         (the spectators' only when ``watched``: someone watched as they were sent)."""
@@ -1005,6 +980,8 @@ class TableCore:
             self.history.append((self.seq, json.dumps(ev, separators=(",", ":"))))
         if self.match.phase == "match_over":
             self.status = "finished"
+        if frames is None:
+            return  # a table being loaded: its sockets get their frames when they connect
         for seat in self.online_humans():
             frames.append((seat_audience(seat), protocol.batch_frame(numbered, self.match.view(seat))))
         if watched:
@@ -1050,25 +1027,3 @@ def _engine_code(exc: EngineError) -> Code:
 def _split_key(key: str) -> tuple[str, int, int]:
     actor, seq, seat = key.split(":")
     return actor, int(seq), int(seat)
-
-
-_APPLY: dict[str, Any] = {
-    "presence": TableCore._apply_presence,
-    "watchers": TableCore._apply_watchers,
-    "reopen": TableCore._apply_reopen,
-    "sit": TableCore._apply_sit,
-    "stand": TableCore._apply_stand,
-    "move": TableCore._apply_move,
-    "fill": TableCore._apply_fill,
-    "clear": TableCore._apply_clear,
-    "configure": TableCore._apply_configure,
-    "start": TableCore._apply_start,
-    "start_hand": TableCore._apply_start_hand,
-    "action": TableCore._apply_action,
-    "ready": TableCore._apply_ready,
-    "say": TableCore._apply_say,
-    "timer": TableCore._apply_timer,
-    "controller": TableCore._apply_controller,
-    "rematch": TableCore._apply_rematch,
-    "stand_in": TableCore._apply_stand_in,
-}

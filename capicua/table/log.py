@@ -1,9 +1,15 @@
 """The table log (``capicua-table-log/1``): everything that changes a table, in order.
 
-A table's log is a list of JSON entries, each ``{"op": …, "at": ms, …}``.
-The first is ``open`` (the game, the seats, the settings and the table's
-secret, from which every match seed and every neighbour's choice derive);
-then, in any order the table made them:
+A table's log is a list of JSON entries, each ``{"op": …, "at": ms, …}``; in
+memory, one frozen dataclass per ``op`` (:data:`Entry`). This module is the one
+reader and writer of the log: :func:`read_log` (and :func:`read_entry`) turn
+stored JSON into entries, ``entry.to_json()`` (and :func:`write_log`) turn
+them back into the same JSON. Everything that walks a log (the table core,
+the replay, the analysis, the standings) reads it through here.
+
+The first entry is :class:`Open` (the game, the seats, the settings and the
+table's secret, from which every match seed and every neighbour's choice
+derive); then, in any order the table made them:
 
 ==============  ============================================================
 ``presence``    ``seat``, ``online`` (and ``since`` when false: when the last
@@ -49,23 +55,27 @@ the time they had left (``reopen``: never less than a few seconds).
 Replaying the log through :class:`capicua.table.core.TableCore` rebuilds
 the table exactly, and the frames it sent. Logs written before this format
 (``start_hand`` and ``action`` entries only, the game and seats in the
-store's rows) are read by :func:`migrate_legacy`.
+store's rows) are rewritten once by ``capicua migrate-logs``
+(:mod:`capicua.tools.migrate_logs`); :func:`read_log` refuses them.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 LOG_FORMAT = "capicua-table-log/1"
-OPS = (
-    "open", "presence", "watchers", "reopen", "sit", "stand", "move", "fill", "clear", "configure",
-    "start", "start_hand", "action", "ready", "say", "timer", "controller", "rematch", "stand_in",
-)
-ACTORS = ("human", "bot", "stand_in", "timeout")
 DEFAULT_GRACE = 30
 DEFAULT_TURN_TIMER = 0  # off
+
+JSON = dict[str, Any]
+
+
+class LogError(ValueError):
+    """A stored entry this module cannot read: an unknown ``op``, a missing or
+    malformed field, or a log that does not begin with ``open``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,71 +95,445 @@ def match_seed(secret: str, number: int) -> str:
     return hashlib.sha256(f"capicua/match/{secret}/{number}".encode()).hexdigest()
 
 
-def open_entry(
-    table_id: str,
-    preset: str,
-    options: dict[str, Any],
-    secret: str,
-    seats: list[dict[str, Any]],
-    private: bool,
-    host: str | None,
-    at: int,
-    seed: str | None = None,
-    grace: int = DEFAULT_GRACE,
-    turn_timer: int = DEFAULT_TURN_TIMER,
-) -> dict[str, Any]:
-    """The first entry of a table's log. ``seed`` (optional) fixes the first match's
-    seed (tests, legacy tables); by default it derives from ``secret``."""
-    entry: dict[str, Any] = {
-        "op": "open",
-        "format": LOG_FORMAT,
-        "at": at,
-        "table": table_id,
-        "preset": preset,
-        "options": dict(options),
-        "secret": secret,
-        "private": private,
-        "host": host,
-        "seats": seats,
-        "settings": {"grace": grace, "turn_timer": turn_timer},
-    }
-    if seed is not None:
-        entry["seed"] = seed
+# ------------------------------------------------------------------ entries
+#
+# Every entry has ``at`` (ms since the epoch; 0 in logs of tests and of before
+# times were logged), keyword-only so that each kind lists its own fields first.
+# ``to_json`` writes the keys in the order the table has always written them.
+
+
+@dataclass(frozen=True, slots=True)
+class Open:
+    """The first entry: the table as it was opened."""
+
+    op: ClassVar[str] = "open"
+    table: str
+    preset: str
+    options: Mapping[str, Any]
+    secret: str
+    seats: tuple[Mapping[str, Any], ...]  # one :meth:`capicua.table.seating.Seat.to_entry` per seat
+    private: bool = False  # a table of friends: it opens in its lobby
+    host: str | None = None  # the player who opened a private table
+    grace: int = DEFAULT_GRACE
+    turn_timer: int = DEFAULT_TURN_TIMER
+    seed: str | None = None  # the first match's seed, when fixed (tests, tables of before)
+    format: str = LOG_FORMAT
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        out: JSON = {
+            "op": self.op, "format": self.format, "at": self.at, "table": self.table, "preset": self.preset,
+            "options": dict(self.options), "secret": self.secret, "private": self.private, "host": self.host,
+            "seats": [dict(s) for s in self.seats], "settings": {"grace": self.grace, "turn_timer": self.turn_timer},
+        }
+        if self.seed is not None:
+            out["seed"] = self.seed
+        return out
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Open:
+        settings = e.get("settings") or {}
+        return cls(
+            table=str(e["table"]), preset=str(e["preset"]), options=dict(e["options"]), secret=str(e["secret"]),
+            seats=tuple(dict(s) for s in e["seats"]), private=bool(e.get("private")), host=_str_or_none(e.get("host")),
+            grace=int(settings.get("grace", DEFAULT_GRACE)), turn_timer=int(settings.get("turn_timer", DEFAULT_TURN_TIMER)),
+            seed=_str_or_none(e.get("seed")), format=str(e.get("format", LOG_FORMAT)), at=_at(e),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """A player's first socket came (``online``), or the last one went at ``since``."""
+
+    op: ClassVar[str] = "presence"
+    seat: int
+    online: bool
+    since: int | None = None  # offline: when the last socket closed (absent: at ``at``)
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        out: JSON = {"op": self.op, "seat": self.seat, "online": self.online}
+        if self.since is not None:
+            out["since"] = self.since
+        out["at"] = self.at
+        return out
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Presence:
+        since = e.get("since")
+        return cls(int(e["seat"]), bool(e["online"]), None if since is None else int(since), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Watchers:
+    """How many watched (logs of before only: nothing writes it now)."""
+
+    op: ClassVar[str] = "watchers"
+    n: int
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        return {"op": self.op, "n": self.n, "at": self.at}
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Watchers:
+        return cls(int(e["n"]), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Reopen:
+    """The table was loaded again: every socket of before is gone."""
+
+    op: ClassVar[str] = "reopen"
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        return {"op": self.op, "at": self.at}
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Reopen:
+        return cls(at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Sit:
+    """A player took a free seat in the lobby, with their stand-in (``character``, ``level``)."""
+
+    op: ClassVar[str] = "sit"
+    seat: int
+    player: str
+    name: str
+    character: str | None = None
+    level: str | None = None
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        out: JSON = {"op": self.op, "seat": self.seat, "player": self.player, "name": self.name}
+        if self.character is not None:
+            out["character"] = self.character
+        if self.level is not None:
+            out["level"] = self.level
+        out["at"] = self.at
+        return out
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Sit:
+        return cls(int(e["seat"]), str(e["player"]), str(e["name"]), _str_or_none(e.get("character")),
+                   _str_or_none(e.get("level")), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Stand:
+    """A player left their seat in the lobby."""
+
+    op: ClassVar[str] = "stand"
+    seat: int
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        return {"op": self.op, "seat": self.seat, "at": self.at}
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Stand:
+        return cls(int(e["seat"]), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """The host swapped seats ``seat`` and ``to``."""
+
+    op: ClassVar[str] = "move"
+    seat: int
+    to: int
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        return {"op": self.op, "seat": self.seat, "to": self.to, "at": self.at}
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Move:
+        return cls(int(e["seat"]), int(e["to"]), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Fill:
+    """The host seated a neighbour (in the lobby, or in a gone player's seat after a match)."""
+
+    op: ClassVar[str] = "fill"
+    seat: int
+    level: str
+    character: str
+    name: str
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        return {"op": self.op, "seat": self.seat, "level": self.level, "character": self.character,
+                "name": self.name, "at": self.at}
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Fill:
+        return cls(int(e["seat"]), str(e["level"]), str(e["character"]), str(e["name"]), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Clear:
+    """The host emptied a seat."""
+
+    op: ClassVar[str] = "clear"
+    seat: int
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        return {"op": self.op, "seat": self.seat, "at": self.at}
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Clear:
+        return cls(int(e["seat"]), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Configure:
+    """The host's settings, in seconds."""
+
+    op: ClassVar[str] = "configure"
+    grace: int
+    turn_timer: int
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        return {"op": self.op, "grace": self.grace, "turn_timer": self.turn_timer, "at": self.at}
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Configure:
+        return cls(int(e["grace"]), int(e["turn_timer"]), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """The host started the match: the lobby closes."""
+
+    op: ClassVar[str] = "start"
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        return {"op": self.op, "at": self.at}
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Start:
+        return cls(at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class StartHand:
+    """The next hand is dealt; ``present``: the seats connected then."""
+
+    op: ClassVar[str] = "start_hand"
+    present: tuple[int, ...]
+    by: str | None = None  # "host": the host dealt it without waiting
+    watched: bool = False  # someone watched as its events were sent
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        out: JSON = {"op": self.op, "present": list(self.present)}
+        if self.by is not None:
+            out["by"] = self.by
+        out["at"] = self.at
+        if self.watched:
+            out["watched"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> StartHand:
+        return cls(tuple(int(s) for s in e.get("present") or ()), _str_or_none(e.get("by")),
+                   bool(e.get("watched")), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A play or a redeal answer (``action``: the engine's JSON of it) and who made it
+    (``by``: ``human``, ``bot``, ``stand_in`` or ``timeout``)."""
+
+    op: ClassVar[str] = "action"
+    seat: int
+    action: Mapping[str, Any]
+    by: str
+    watched: bool = False  # someone watched as its events were sent
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        out: JSON = {"op": self.op, "seat": self.seat, "action": dict(self.action), "by": self.by, "at": self.at}
+        if self.watched:
+            out["watched"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Action:
+        return cls(int(e["seat"]), dict(e["action"]), str(e["by"]), bool(e.get("watched")), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """The player wants the next hand (after a match: said "Otra partida")."""
+
+    op: ClassVar[str] = "ready"
+    seat: int
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        return {"op": self.op, "seat": self.seat, "at": self.at}
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Ready:
+        return cls(int(e["seat"]), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Say:
+    """A player said a table phrase."""
+
+    op: ClassVar[str] = "say"
+    seat: int
+    phrase: str
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        return {"op": self.op, "seat": self.seat, "phrase": self.phrase, "at": self.at}
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Say:
+        return cls(int(e["seat"]), str(e["phrase"]), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Timer:
+    """A timer ran out: ``grace`` or ``turn`` (of ``seat``), or ``next_hand``."""
+
+    op: ClassVar[str] = "timer"
+    name: str
+    seat: int | None = None
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        out: JSON = {"op": self.op, "name": self.name}
+        if self.seat is not None:
+            out["seat"] = self.seat
+        out["at"] = self.at
+        return out
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Timer:
+        seat = e.get("seat")
+        return cls(str(e["name"]), None if seat is None else int(seat), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Controller:
+    """Who plays a seat from now: ``human`` or ``stand_in``."""
+
+    op: ClassVar[str] = "controller"
+    seat: int
+    to: str
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        return {"op": self.op, "seat": self.seat, "to": self.to, "at": self.at}
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Controller:
+        return cls(int(e["seat"]), str(e["to"]), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class StandIn:
+    """After a match, the host left a gone player's seat to its stand-in for the next one."""
+
+    op: ClassVar[str] = "stand_in"
+    seat: int
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        return {"op": self.op, "seat": self.seat, "at": self.at}
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> StandIn:
+        return cls(int(e["seat"]), at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """A new match at the same table and seats (``lobby``: waiting in the lobby for its host)."""
+
+    op: ClassVar[str] = "rematch"
+    lobby: bool = False
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        out: JSON = {"op": self.op}
+        if self.lobby:
+            out["lobby"] = True
+        out["at"] = self.at
+        return out
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Rematch:
+        return cls(bool(e.get("lobby")), at=_at(e))
+
+
+Entry = (
+    Open | Presence | Watchers | Reopen | Sit | Stand | Move | Fill | Clear | Configure | Start | StartHand
+    | Action | Ready | Say | Timer | Controller | StandIn | Rematch
+)
+
+_KINDS: dict[str, Any] = {
+    kind.op: kind
+    for kind in (Open, Presence, Watchers, Reopen, Sit, Stand, Move, Fill, Clear, Configure, Start, StartHand,
+                 Action, Ready, Say, Timer, Controller, StandIn, Rematch)
+}
+
+
+# ------------------------------------------------------------------ reading and writing
+
+
+def read_entry(data: Mapping[str, Any]) -> Entry:
+    """One stored entry as its dataclass. Raises :class:`LogError` for an unknown
+    ``op`` or a missing or malformed field."""
+    op = data.get("op") if isinstance(data, Mapping) else None
+    kind = _KINDS.get(op) if isinstance(op, str) else None
+    if kind is None:
+        raise LogError(f"unknown table log entry op {op!r}: {dict(data) if isinstance(data, Mapping) else data!r}")
+    try:
+        entry: Entry = kind.from_json(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LogError(f"malformed {op!r} entry ({type(exc).__name__}: {exc}): {dict(data)!r}") from None
     return entry
 
 
-def migrate_legacy(row: dict[str, Any]) -> list[dict[str, Any]]:
-    """A log of the first format (``row`` as :meth:`capicua.store.Store.load_match`
-    returns it: preset, options, seed, seats and events) as a table log.
-
-    The old tables were one guest against neighbours, playing from the start (a
-    table that is not private has no lobby). Actions get ``by`` from the kind of
-    their seat."""
-    seats = []
-    kinds = {}
-    for s in row["seats"]:
-        kinds[s["seat"]] = s["kind"]
-        seat: dict[str, Any] = {"seat": s["seat"], "kind": s["kind"], "name": s["name"]}
-        if s.get("player_id"):
-            seat["player"] = s["player_id"]
-        if s.get("level"):
-            seat["level"] = s["level"]
-        if s.get("character"):
-            seat["character"] = s["character"]
-        seats.append(seat)
-    entries = [open_entry(row["id"], row["preset"], row["options"], row["seed"], seats, False, None, 0, seed=row["seed"])]
-    for old in row["events"]:
-        op = old.get("op")
-        if op == "start_hand":
-            entries.append({"op": "start_hand", "at": 0, "present": list(old.get("present") or [])})
-        elif op == "action":
-            by = "bot" if kinds.get(old["seat"]) == "bot" else "human"
-            entries.append({"op": "action", "at": 0, "seat": old["seat"], "action": old["action"], "by": by})
-        else:
-            raise ValueError(f"unknown entry of the first log format: {old!r}")
+def read_log(data: Iterable[Mapping[str, Any]]) -> list[Entry]:
+    """A table's stored log as entries: it begins with :class:`Open` (a log of the
+    first format was never migrated: ``capicua migrate-logs``). Raises :class:`LogError`."""
+    entries: list[Entry] = []
+    for e in data:
+        if not entries and (not isinstance(e, Mapping) or e.get("op") != Open.op):
+            break
+        entries.append(read_entry(e))
+    if not entries:
+        raise LogError("a table log begins with an open entry (a log of the first format: run capicua migrate-logs)")
     return entries
 
 
-def is_legacy(entries: list[dict[str, Any]]) -> bool:
-    """True for a log of the first format (it does not begin with ``open``)."""
-    return not entries or entries[0].get("op") != "open"
+def write_log(entries: Iterable[Entry]) -> list[JSON]:
+    """Entries as the store keeps them (:func:`read_log` reads them back equal)."""
+    return [e.to_json() for e in entries]
+
+
+def is_first_format(data: list[Mapping[str, Any]]) -> bool:
+    """True for a stored log of the first format (it does not begin with ``open``)."""
+    return not data or data[0].get("op") != "open"
+
+
+def _at(e: Mapping[str, Any]) -> int:
+    return int(e.get("at", 0))
+
+
+def _str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)

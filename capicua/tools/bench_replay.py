@@ -35,7 +35,7 @@ from typing import Any
 
 from capicua.engine import Match, make_rules
 from capicua.store import Store, default_database_url, tablelogs
-from capicua.table.log import match_seed, open_entry
+from capicua.table.log import Open, match_seed
 
 
 def _free_port() -> int:
@@ -101,8 +101,8 @@ def store_matches(url: str, count: int, target: int) -> list[tuple[str, int]]:
         for i in range(count):
             table_id = f"t_benchreplay{i:04d}"
             seed = f"bench-replay-{i}"
-            opening = open_entry(table_id, "cubano", {"target": target}, "bench-secret-" + seed,
-                                 guest_and_neighbours(player), False, None, 0, seed=seed)
+            opening = Open(table_id, "cubano", {"target": target}, "bench-secret-" + seed,
+                           tuple(guest_and_neighbours(player)), seed=seed).to_json()
             record = store_finished(store, opening)
             made.append((table_id, len(record["hands"])))
     finally:

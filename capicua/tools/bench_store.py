@@ -31,7 +31,7 @@ from typing import Any
 
 from capicua.server.adapters.sql import StoreLog, default_writers
 from capicua.store import Store, tablelogs
-from capicua.table.log import Projection, open_entry
+from capicua.table.log import Open, Projection
 
 
 @dataclass(slots=True)
@@ -65,7 +65,7 @@ def _seats() -> list[dict[str, Any]]:
 def _make_tables(store: Store, count: int) -> list[str]:
     ids = [f"b_{secrets.token_hex(6)}" for _ in range(count)]
     for tid in ids:
-        tablelogs.create_table(store, open_entry(tid, "cubano", {}, "bench", _seats(), False, None, 0), "seed", 2)
+        tablelogs.create_table(store, Open(tid, "cubano", {}, "bench", tuple(_seats())).to_json(), "seed", 2)
     return ids
 
 

@@ -18,7 +18,7 @@ from capicua.engine import Match, make_rules, parse_action
 from capicua.server.analyst import Analyst, choices, expected
 from capicua.store import Store, tablelogs
 from capicua.store import analyses as stored
-from capicua.table.log import open_entry
+from capicua.table.log import Open
 
 BUDGET = 10.0
 
@@ -38,7 +38,7 @@ def played_table(store: Store, table_id: str, seed: str, hands: int = 1, stand_i
     seats = [{"seat": 0, "kind": "human", "name": "Ana"}] + [
         {"seat": s, "kind": "bot", "name": f"B{s}", "level": "botagorda"} for s in (1, 2, 3)
     ]
-    entry = open_entry(table_id, "cubano", {}, "ab" * 32, seats, False, None, 0, seed=seed)
+    entry = Open(table_id, "cubano", {}, "ab" * 32, tuple(seats), seed=seed).to_json()
     tablelogs.create_table(store, entry, seed, 2)
     match = Match(make_rules("cubano"), seed)
     rng = random.Random(seed)

@@ -82,7 +82,7 @@ def test_without_a_turn_timer_nothing_deals_by_itself_but_the_host_may() -> None
     refused(sim, 11, protocol.DealNow(sim.core.seq), Code.NOT_HOST)
     refused(sim, 10, protocol.DealNow(sim.core.seq + 3), Code.STALE)
     out = sim.intent(10, protocol.DealNow(sim.core.seq))  # …until its host deals
-    assert [(e["op"], e.get("by")) for e in out.entries] == [("start_hand", "host")]
+    assert [(e.op, e.to_json().get("by")) for e in out.entries] == [("start_hand", "host")]
     assert sim.view(0)["hand_number"] == hand + 1
     refused(sim, 10, protocol.DealNow(sim.core.seq), Code.BAD_PHASE)
 
@@ -128,4 +128,4 @@ def test_moving_a_seat_to_itself_or_between_two_empty_seats_is_refused() -> None
     sim = lobby()
     refused(sim, 1, protocol.MoveSeat(1, 1), Code.NO_CHANGE)
     refused(sim, 1, protocol.MoveSeat(2, 3), Code.NO_CHANGE)
-    assert [e["op"] for e in sim.intent(1, protocol.MoveSeat(1, 3)).entries][0] == "move"  # a real move still moves
+    assert [e.op for e in sim.intent(1, protocol.MoveSeat(1, 3)).entries][0] == "move"  # a real move still moves

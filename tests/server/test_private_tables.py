@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from capicua.server.app import create_app
-from capicua.table.log import open_entry
+from capicua.table.log import Open
 from capicua.tools.bench_replay import guest_and_neighbours, store_finished
 
 with warnings.catch_warnings():  # Starlette would rather have httpx2, which is not a dependency
@@ -45,9 +45,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         ana, beto = people["Ana"][0], people["Beto"][0]
         seats = guest_and_neighbours(ana)
         seats[2] = {"seat": 2, "kind": "human", "name": "Beto", "player": beto, "level": "medio", "character": "fefa"}
-        store_finished(store, open_entry(PRIVATE, "cubano", {"target": 50}, "friends-secret", seats, True, ana, 0))
-        store_finished(store, open_entry(PUBLIC, "cubano", {"target": 50}, "open-secret", guest_and_neighbours(ana),
-                                         False, None, 0))
+        store_finished(store, Open(PRIVATE, "cubano", {"target": 50}, "friends-secret", tuple(seats), True, ana).to_json())
+        store_finished(store, Open(PUBLIC, "cubano", {"target": 50}, "open-secret",
+                                   tuple(guest_and_neighbours(ana))).to_json())
         yield {"client": client, "ids": {n: p for n, (p, _) in people.items()},
                "tokens": {n: t for n, (_, t) in people.items()}}
     pool.shutdown(wait=True)
@@ -143,7 +143,7 @@ def test_the_profile_query_hides_a_private_table_on_each_database(database_url: 
         (ana, _), (beto, _), (cheo, _) = (store.create_player(n) for n in ("Ana", "Beto", "Cheo"))
         seats = guest_and_neighbours(ana)
         seats[2] = {"seat": 2, "kind": "human", "name": "Beto", "player": beto, "level": "medio", "character": "fefa"}
-        store_finished(store, open_entry(PRIVATE, "cubano", {"target": 50}, "sec", seats, True, ana, 0))
+        store_finished(store, Open(PRIVATE, "cubano", {"target": 50}, "sec", tuple(seats), True, ana).to_json())
         for viewer, shown in ((None, False), (cheo, False), (beto, True), (ana, True)):
             profile = standings.profile(store, ana, viewer)
             assert profile is not None

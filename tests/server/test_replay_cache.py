@@ -35,7 +35,7 @@ from capicua.server.http.replay import (
     Replays,
 )
 from capicua.server.http.static import WebAssets
-from capicua.table.log import open_entry
+from capicua.table.log import Open
 from capicua.tools.bench_replay import guest_and_neighbours, play_match
 
 
@@ -49,8 +49,8 @@ class MemoryTables:
         self.loads = 0
 
     def add(self, table_id: str, seed: str, target: int = 50) -> None:
-        opening = open_entry(table_id, "cubano", {"target": target}, "secret-" + seed,
-                             guest_and_neighbours("p_ana"), False, None, 0, seed=seed)
+        opening = Open(table_id, "cubano", {"target": target}, "secret-" + seed,
+                       tuple(guest_and_neighbours("p_ana")), seed=seed).to_json()
         entries, record = play_match(opening)
         self.logs[table_id] = [opening, *entries]
         self.finished[table_id] = record

@@ -243,7 +243,7 @@ def test_migration_0003_back_fills_the_finished_matches_of_a_database_at_0002(da
 
     from sqlalchemy import JSON, DateTime, column, insert, table
 
-    from capicua.table.log import open_entry
+    from capicua.table.log import Open
 
     # The tables under the names 0002 gave them (0007 renamed them).
     tables = table("matches", column("id"), column("preset"), column("options", JSON), column("seed"),
@@ -261,7 +261,7 @@ def test_migration_0003_back_fills_the_finished_matches_of_a_database_at_0002(da
     old.migrate("0002")
     ana = old.create_player("Ana")[0]
     beto = old.create_player("Beto")[0]
-    entries = [open_entry("t_old", "cubano", {}, "sec", seats({0: ana, 2: beto}), True, ana, 0),
+    entries = [Open("t_old", "cubano", {}, "sec", tuple(seats({0: ana, 2: beto})), True, ana).to_json(),
                {"op": "start", "at": 1},
                {"op": "controller", "seat": 2, "to": "stand_in", "at": 2},  # Beto left during match 1
                {"op": "rematch", "at": 3},

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from sockets_at import hello
-from tablesim import NEIGHBOURS, Sim, human
+from tablesim import NEIGHBOURS, Sim, human, replayed
 from websockets.exceptions import ConnectionClosed
 
 from capicua.server.adapters.memory import (
@@ -31,6 +31,7 @@ from capicua.table.core import (
     Reopen,
     TableCore,
 )
+from capicua.table.log import read_log
 from capicua.table.protocol import ALL, PUBLIC
 
 FOUR = [human(0, "Ana", "p0"), human(1, "Beto", "p1", "cuca"), human(2, "Carla", "p2", "yoli"),
@@ -78,7 +79,7 @@ def test_watched_events_replay_their_spectators_frames_and_talk() -> None:
         sim.answer_bots()
     game = [e for e in sim.log if e["op"] in ("start_hand", "action")]
     assert game[0].get("watched") is True and "watched" not in game[-1]
-    core, frames = TableCore.from_log(copy.deepcopy(sim.log))
+    core, frames = replayed(sim.log)
     public = [f for a, f in frames if a == PUBLIC]
     assert public and public == [f for a, f in sim.frames if a == PUBLIC]
     said = [f for _, f in frames if f["type"] == "said"]
@@ -95,11 +96,11 @@ def test_an_old_log_with_watchers_entries_still_loads_and_replays_as_it_was() ->
     at = old[1]["at"]
     old.insert(1, {"op": "watchers", "n": 1, "at": at})
     old.append({"op": "watchers", "n": 0, "at": at})
-    core, frames = TableCore.from_log(old)
+    core, frames = replayed(old)
     assert [f for a, f in frames if a == PUBLIC]  # the spectators' frames of then
     assert core.watchers == 0 and core.view(0) == sim.core.view(0)
     out = core.handle(Reopen(), sim.now)
-    assert [e["op"] for e in out.entries] == ["reopen"]
+    assert [e.op for e in out.entries] == ["reopen"]
 
 
 def test_watchers_are_capped_per_table() -> None:
@@ -203,7 +204,7 @@ def test_a_lasting_absence_is_logged_from_when_it_began_and_grace_counts_from_th
     assert sim.timers[f"grace:2:{left}"] == left + 10_000  # the grace window counts from the leaving
     sim.advance(5_000)
     assert sim.core.seats[2].controller == "stand_in"
-    core, _ = TableCore.from_log(copy.deepcopy(sim.log))
+    core, _ = replayed(sim.log)
     assert core.seats[2].offline_since == left and core.seats[2].controller == "stand_in"
 
 
@@ -301,7 +302,7 @@ def test_a_table_is_loaded_off_the_event_loop(monkeypatch: pytest.MonkeyPatch, t
     took, stall, lean_took = asyncio.run(main())
     store.close()
     started = time.perf_counter()
-    TableCore.from_log(copy.deepcopy(entries))
+    TableCore.from_log(read_log(copy.deepcopy(entries)))
     on_loop = time.perf_counter() - started
     print(f"\nload of a {len(entries)}-entry log: {took * 1000:.1f} ms (replay {replayed[0] * 1000:.1f} ms in a "
           f"worker thread), longest loop stall {stall * 1000:.1f} ms; the replay on the loop: a "

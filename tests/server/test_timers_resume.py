@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sockets_at import hello
-from tablesim import Sim, human
+from tablesim import Sim, human, replayed
 
 from capicua.server.adapters.memory import LocalBus, MemoryLog
 from capicua.server.registry import Tables
@@ -37,7 +37,7 @@ def four_humans(**kw: Any) -> Sim:
 
 def reloaded(sim: Sim, at: int) -> tuple[TableCore, dict[str, int]]:
     """The table loaded again from its log at time ``at``, and the timers it arms."""
-    core, _ = TableCore.from_log(copy.deepcopy(sim.log), CoreConfig(auto_next_ms=0))
+    core, _ = replayed(sim.log, CoreConfig(auto_next_ms=0))
     out = core.handle(Reopen(), at)
     return core, {e.key: e.at for e in out.effects if isinstance(e, StartTimer)}
 
@@ -186,6 +186,6 @@ def test_replaying_a_resumed_table_rebuilds_the_same_deadlines() -> None:
     sim.advance(4_000)
     core, _ = reloaded(sim, sim.now + 1_000)
     log = [*copy.deepcopy(sim.log), {"op": "reopen", "at": sim.now + 1_000}]
-    again, _ = TableCore.from_log(log)
+    again, _ = replayed(log)
     assert again.table_state(sim.now + 1_000) == core.table_state(sim.now + 1_000)
     assert protocol.table_frame(core.seq, core.table_state())["table"]["deadline"]["left"] == 10_000

@@ -15,7 +15,7 @@ import pytest
 from capicua.server.adapters.sql import StoreLog, default_writers
 from capicua.server.ports import StaleAppend
 from capicua.store import Store, tablelogs
-from capicua.table.log import open_entry
+from capicua.table.log import Open
 
 pytestmark = pytest.mark.xdist_group("store")
 
@@ -25,7 +25,7 @@ GUARD_S = 20.0  # a guard against hangs, not a timed assertion
 def make_table(store: Store, table_id: str) -> None:
     seats = [{"seat": s, "kind": "bot", "name": n, "level": "random", "character": n.lower()}
              for s, n in enumerate(("Fefa", "Cuca", "Pancho", "Yoli"))]
-    tablelogs.create_table(store, open_entry(table_id, "cubano", {}, "sec", seats, False, None, 0), "seed", 2)
+    tablelogs.create_table(store, Open(table_id, "cubano", {}, "sec", tuple(seats)).to_json(), "seed", 2)
 
 
 def ids_on_different_writers(writers: int) -> tuple[str, str]:

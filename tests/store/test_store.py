@@ -31,7 +31,7 @@ def test_migrations_make_the_schema_and_are_idempotent(database_url: str) -> Non
 
 def test_players_tokens_and_the_fenced_log(database_url: str) -> None:
     from capicua.store import tablelogs
-    from capicua.table.log import open_entry
+    from capicua.table.log import Open
 
     store = Store(database_url)
     store.migrate()
@@ -42,7 +42,7 @@ def test_players_tokens_and_the_fenced_log(database_url: str) -> None:
     seats = [{"seat": 0, "kind": "human", "name": "Ana", "player": pid},
              *({"seat": s, "kind": "bot", "name": n, "level": "medio", "character": n.lower()}
                for s, n in ((1, "Cuca"), (2, "Pancho"), (3, "Yoli")))]
-    tablelogs.create_table(store, open_entry("t_1", "cubano", {"target": 50}, "sec", seats, False, None, 0), "seed", 2)
+    tablelogs.create_table(store, Open("t_1", "cubano", {"target": 50}, "sec", tuple(seats)).to_json(), "seed", 2)
     a = tablelogs.Append("t_1", 2, [{"op": "start_hand", "present": [0]}, {"op": "action", "seat": 1}])
     assert tablelogs.append_many(store, [a]) == [None]
     # A log position is written once: a stale append fails, alone, and writes nothing.

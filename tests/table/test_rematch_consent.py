@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 from standings_helpers import Table, find, seats
-from tablesim import Sim, bot, human
+from tablesim import Sim, bot, human, replayed
 from test_table_core import audience_frames, refused
 
 from capicua.standings.results import SeatAtTable, absent_from_start, match_bounds, match_results
@@ -26,7 +26,6 @@ from capicua.store.models import (
     StandInRow,
 )
 from capicua.table import protocol
-from capicua.table.core import TableCore
 from capicua.table.protocol import Code, ProtocolError
 
 WIN = find(lambda r: r["result"]["winner"] == 0)
@@ -68,7 +67,7 @@ def rematch_shown(sim: Sim) -> dict[str, Any] | None:
 
 
 def ops(out: Any) -> list[str]:
-    return [e["op"] for e in out.entries]
+    return [e.op for e in out.entries]
 
 
 def test_otra_partida_waits_for_every_player_here_and_says_who_is_ready() -> None:
@@ -110,11 +109,11 @@ def test_a_gone_player_blocks_the_next_match_until_the_host_leaves_the_seat_to_t
     refused(sim, 10, protocol.StandIn(7), Code.MALFORMED)
     out = sim.intent(10, protocol.StandIn(2))
     assert ops(out) == ["stand_in", "rematch", "controller", "start_hand"]
-    assert out.entries[2] == {"op": "controller", "seat": 2, "to": "stand_in", "at": sim.now}
+    assert out.entries[2].to_json() == {"op": "controller", "seat": 2, "to": "stand_in", "at": sim.now}
     assert sim.core.status == "playing" and sim.core.match_number == 2
     assert not [k for k in sim.timers if k.startswith("grace:2:")]  # the stand-in plays at once
     sim.play_out_hand({0: 10, 1: 11})
-    mine = [e for e in sim.log[sim.log.index(out.entries[1]):] if e["op"] == "action" and e["seat"] == 2]
+    mine = [e for e in sim.log[sim.log.index(out.entries[1].to_json()):] if e["op"] == "action" and e["seat"] == 2]
     assert mine and {e["by"] for e in mine} == {"stand_in"}
     # The standings read the same log: match 2 is not Carla's.
     assert absent_from_start(sim.log, 2, [0, 1, 2]) == frozenset({2})
@@ -144,7 +143,7 @@ def test_the_host_takes_the_table_back_to_its_lobby() -> None:
     sim.advance(AWAY_MS)
     refused(sim, 11, protocol.ToLobby(), Code.NOT_HOST)
     out = sim.intent(10, protocol.ToLobby())
-    assert ops(out) == ["rematch"] and out.entries[0]["lobby"] is True
+    assert ops(out) == ["rematch"] and out.entries[0].to_json()["lobby"] is True
     table = sim.core.table_state()
     assert table["status"] == "lobby" and table["match_number"] == 2 and table["rematch"] is None
     assert sim.core.match.phase == "new" and sim.core.summary()["scores"] == [0, 0]
@@ -217,11 +216,11 @@ def test_the_log_replays_the_ready_check_and_the_decisions() -> None:
     sim.advance(AWAY_MS)
     sim.intent(11, protocol.Rematch())
     sim.intent(10, protocol.StandIn(2))
-    half, _ = TableCore.from_log(copy.deepcopy(sim.log))
+    half, _ = replayed(sim.log)
     assert half.table_state()["rematch"] == sim.core.table_state()["rematch"]
     sim.intent(10, protocol.Rematch())
     sim.play_out_hand({0: 10, 1: 11})
-    core, frames = TableCore.from_log(copy.deepcopy(sim.log))
+    core, frames = replayed(sim.log)
     assert core.summary() == {**sim.core.summary(), "watchers": 0}
     assert [core.view(s) for s in range(4)] == [sim.core.view(s) for s in range(4)]
     assert audience_frames(frames) == audience_frames(sim.frames)

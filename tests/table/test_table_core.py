@@ -10,13 +10,12 @@ import re
 from typing import Any
 
 import pytest
-from tablesim import Sim, bot, empty, human
+from tablesim import Sim, bot, empty, human, replayed
 
-from capicua.table import neighbours, protocol
+from capicua.table import log, neighbours, protocol
 from capicua.table.core import (
     BotAnswer,
     Reopen,
-    TableCore,
     TimerFired,
 )
 from capicua.table.phrases import PHRASES
@@ -50,7 +49,7 @@ def refused(sim: Sim, conn: int, intent: protocol.Intent, code: Code) -> None:
 def test_hello_deals_the_first_hand_once_the_player_is_there() -> None:
     sim = Sim()
     out = sim.join(1, "p_ana", "Ana")
-    ops = [e["op"] for e in out.entries]
+    ops = [e.op for e in out.entries]
     assert ops == ["presence", "start_hand"]
     kinds = [f["type"] for a, f in out.frames if a == "conn:1"]
     assert kinds == ["welcome", "sync"]
@@ -90,7 +89,8 @@ def test_a_bot_that_answers_nonsense_plays_its_first_legal_move() -> None:
     ask = sim.asks.pop(0)
     legal = ask.view["legal"][0]
     out = sim.send(BotAnswer(ask.key, {"tile": [99, 99]}))
-    assert out.entries[0]["op"] == "action" and out.entries[0]["action"]["tile"] == legal["tile"]
+    played = out.entries[0]
+    assert isinstance(played, log.Action) and played.action["tile"] == legal["tile"]
 
 
 def test_next_hand_waits_for_the_player_then_deals() -> None:
@@ -100,7 +100,7 @@ def test_next_hand_waits_for_the_player_then_deals() -> None:
     if sim.core.match.phase == "match_over":
         pytest.skip("the seed ended the match in one hand")
     out = sim.intent(1, protocol.NextHand(sim.core.seq))
-    assert [e["op"] for e in out.entries] == ["ready", "start_hand"]
+    assert [e.op for e in out.entries] == ["ready", "start_hand"]
     assert sim.core.match.phase in ("play", "redeal_question", "hand_over")
 
 
@@ -148,7 +148,7 @@ def test_phrases_are_logged_said_to_everyone_and_throttled() -> None:
     sim.join(2, None, "", watch=True)
     for _ in range(3):
         out = sim.intent(1, protocol.Say("agua"))
-        assert out.entries[0]["op"] == "say"
+        assert out.entries[0].op == "say"
         said = [f for a, f in out.frames if a == ALL and f["type"] == "said"]
         assert said[0]["es"] == "¡Agua!" and said[0]["en"] and said[0]["by"] == "player" and said[0]["seat"] == 0
     refused(sim, 1, protocol.Say("agua"), Code.TOO_FAST)
@@ -181,7 +181,7 @@ def test_presence_is_logged_and_everyone_sees_it() -> None:
     assert sim.leave(12).entries == []  # a flicker is not logged: only a lasting absence
     sim.advance(5_000)  # CoreConfig.presence_debounce_ms
     out = sim.outcomes[-1]
-    assert out.entries[0] == {"op": "presence", "seat": 2, "online": False, "since": left, "at": sim.now}
+    assert out.entries[0].to_json() == {"op": "presence", "seat": 2, "online": False, "since": left, "at": sim.now}
     table = [f for a, f in out.frames if a == ALL and f["type"] == "table"][-1]["table"]
     assert table["seats"][2]["connected"] is False
     assert any(k.startswith("grace:2:") for k in sim.timers)
@@ -206,7 +206,7 @@ def test_grace_then_stand_in_plays_then_hands_the_seat_back() -> None:
     stand_in_moves = [e for e in sim.log if e["op"] == "action" and e["by"] == "stand_in"]
     assert stand_in_moves and all(e["seat"] == 2 for e in stand_in_moves)
     out = sim.join(32, "p2", "P2")
-    assert {"op": "controller", "seat": 2, "to": "human"} in [{k: v for k, v in e.items() if k != "at"} for e in out.entries]
+    assert {"op": "controller", "seat": 2, "to": "human"} in [{k: v for k, v in e.to_json().items() if k != "at"} for e in out.entries]
     assert sim.core.table_state()["seats"][2]["stand_in"] is None
 
 
@@ -279,7 +279,7 @@ def test_lobby_sit_move_fill_configure_start() -> None:
     sim.join(2, "p_b", "Beto")
     assert sim.core.watchers == 1
     out = sim.intent(2, protocol.Sit(None))
-    assert [e["op"] for e in out.entries] == ["sit", "presence"]  # the watchers' count is not logged
+    assert [e.op for e in out.entries] == ["sit", "presence"]  # the watchers' count is not logged
     assert sim.core.seats[1].name == "Beto" and sim.core.seats[1].character  # with a stand-in
     refused(sim, 2, protocol.FillSeat(2, "medio"), Code.NOT_HOST)
     sim.intent(1, protocol.MoveSeat(1, 2))
@@ -293,7 +293,7 @@ def test_lobby_sit_move_fill_configure_start() -> None:
     sim.intent(1, protocol.Configure(60, 30))
     assert sim.core.grace == 60 and sim.core.turn_timer == 30
     out = sim.intent(1, protocol.Start())
-    assert [e["op"] for e in out.entries][:2] == ["start", "start_hand"]
+    assert [e.op for e in out.entries][:2] == ["start", "start_hand"]
     refused(sim, 1, protocol.FillSeat(1, "medio"), Code.STARTED)
 
 
@@ -324,7 +324,7 @@ def test_rematch_starts_a_new_match_with_the_same_seats() -> None:
     assert sim.core.status == "finished"
     seed1 = sim.core.match.seed
     out = sim.intent(1, protocol.Rematch())  # the one player here is ready: it starts at once
-    assert [e["op"] for e in out.entries] == ["ready", "rematch", "start_hand"]
+    assert [e.op for e in out.entries] == ["ready", "rematch", "start_hand"]
     assert sim.core.match_number == 2 and sim.core.match.seed != seed1
     assert [s.name for s in sim.core.seats] == ["Ana", "Cuca", "Pancho", "Yoli"]
 
@@ -386,7 +386,7 @@ def test_replaying_the_log_rebuilds_the_table_and_every_frame() -> None:
             sim.intent(c, protocol.NextHand(sim.core.seq))
         sim.advance(31_000)  # someone's turn runs out
         sim.answer_bots()
-    core, frames = TableCore.from_log(copy.deepcopy(sim.log))
+    core, frames = replayed(sim.log)
     assert core.summary() == {**sim.core.summary(), "watchers": 0}  # who watches is live, not logged
     assert [core.view(s) for s in range(4)] == [sim.core.view(s) for s in range(4)]
     assert core.view(None) == sim.core.view(None)
@@ -407,9 +407,9 @@ def test_after_a_reload_a_client_gets_the_missed_events_not_a_sync() -> None:
         sim.play_first_legal(1, 0)
     sim.answer_bots()
     assert sim.core.seq > seen
-    core, _ = TableCore.from_log(copy.deepcopy(sim.log))
+    core, _ = replayed(sim.log)
     out = core.handle(Reopen(), sim.now)
-    assert out.entries[0]["op"] == "reopen" and core.seats[0].online is False
+    assert out.entries[0].op == "reopen" and core.seats[0].online is False
     out = core.handle(Join(7, "p_ana", "Ana", seen, False), sim.now)
     resync = [f for a, f in out.frames if a == "conn:7"][1]
     assert resync["type"] == "events" and resync["replayed"] is True
@@ -420,33 +420,12 @@ def test_after_a_reload_a_client_gets_the_missed_events_not_a_sync() -> None:
 def test_timers_are_rearmed_after_a_reload() -> None:
     sim = four_humans(grace=30)
     sim.leave(11)
-    core, _ = TableCore.from_log(copy.deepcopy(sim.log))
+    core, _ = replayed(sim.log)
     out = core.handle(Reopen(), sim.now + 5_000)
     keys = {e.key for e in out.effects if hasattr(e, "at")}
     assert {k.split(":")[1] for k in keys if k.startswith("grace:")} == {"0", "1", "2", "3"}
     stale = core.handle(TimerFired("grace:1:0"), sim.now)
     assert stale.entries == []
-
-
-def test_a_legacy_log_is_migrated() -> None:
-    from capicua.engine import Match, make_rules
-    from capicua.table.log import migrate_legacy
-
-    m = Match(make_rules("cubano"), "legacy-seed")
-    old: list[dict[str, Any]] = [{"op": "start_hand", "present": [0], "table_seq": 1}]
-    m.start_hand(frozenset({0}))
-    for _ in range(6):
-        seat = m.turn
-        move = m.legal_moves()[0]
-        old.append({"op": "action", "seat": seat, "action": move.to_json(), "table_seq": 0})
-        m.apply(seat, move)  # type: ignore[arg-type]
-    row = {"id": "t_old", "preset": "cubano", "options": {}, "seed": "legacy-seed", "events": old,
-           "seats": [{"seat": 0, "kind": "human", "name": "Ana", "player_id": "p_a"},
-                     *({"seat": s, "kind": "bot", "name": n, "level": "medio", "character": c}
-                       for s, n, c in ((1, "Cuca", "cuca"), (2, "Pancho", "pancho"), (3, "Yoli", "yoli")))]}
-    core, _ = TableCore.from_log(migrate_legacy(row))
-    assert core.match.view(0) == m.view(0)
-    assert core.seat_of("p_a") == 0
 
 
 def test_a_socket_is_told_its_new_seat_and_a_players_other_tabs_follow() -> None:

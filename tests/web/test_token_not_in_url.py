@@ -14,7 +14,7 @@ import pytest
 import test_web_static as web
 
 from capicua.server.app import WEB
-from capicua.table.log import open_entry
+from capicua.table.log import Open
 from capicua.tools.bench_replay import guest_and_neighbours, store_finished
 
 browser = web.browser
@@ -69,8 +69,8 @@ def test_the_pages_send_the_token_in_a_header_only(live_server: Any, browser: An
     r = srv.post("/api/players", {"nickname": "Ana"})
     player, token = r.json()["player"], r.json()["token"]
     table = "t_tokenNotInUrlTable00001"
-    store_finished(srv.app.state.deps.store, open_entry(table, "cubano", {"target": 50}, "s", guest_and_neighbours(player),
-                                                   False, None, 0))
+    store_finished(srv.app.state.deps.store, Open(table, "cubano", {"target": 50}, "s",
+                                                   tuple(guest_and_neighbours(player))).to_json())
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     ctx.add_init_script(f"localStorage.setItem('capicua.token', '{token}');")
     asked: list[tuple[str, str | None]] = []

@@ -28,7 +28,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from capicua.engine import make_rules
 from capicua.server.ports import LogUnavailable, StaleAppend, TableInfo
 from capicua.store import Store, tablelogs
-from capicua.table.log import Projection, is_legacy, match_seed, migrate_legacy
+from capicua.table.log import Projection, match_seed
 
 log = logging.getLogger("capicua.store")
 
@@ -124,11 +124,7 @@ class StoreLog:
         row = await self._read(tablelogs.load_entries, self.store, table_id)
         if row is None:
             return None
-        entries: list[dict[str, Any]] = row["events"]
-        if is_legacy(entries):
-            # A log of the first format is rewritten in this one, once, before the table runs.
-            entries = migrate_legacy(row)
-            await self._read(tablelogs.replace_log, self.store, table_id, entries)
+        entries: list[dict[str, Any]] = row["events"]  # a log of the first format: capicua migrate-logs
         return entries
 
     async def records(self, table_id: str) -> list[dict[str, Any]] | None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from capicua.engine import EngineError
 from capicua.table.core import CoreConfig, TableCore
+from capicua.table.log import Open, read_log
 
 KEY_CHARS = 32  # hex digits of a share key: 128 bits
 REBUILD_ERRORS = (ValueError, KeyError, TypeError, EngineError)  # a log the core cannot apply
@@ -65,16 +66,16 @@ def rebuild_match(entries: list[dict[str, Any]], number: int) -> MatchEnd:
     """Play the log again up to the end of match ``number`` (or the log's end).
 
     Raises one of :data:`REBUILD_ERRORS` on a log the core cannot apply."""
-    if not entries or entries[0].get("op") != "open":
-        raise ValueError("a table log begins with an open entry")
-    core = TableCore(entries[0], CoreConfig())
+    opening, *rest = read_log(entries)
+    assert isinstance(opening, Open)  # read_log's promise
+    core = TableCore(opening, CoreConfig())
     frames: list[tuple[str, dict[str, Any]]] = []
     said: list[dict[str, Any]] = []
     players: set[str] = set()
     first_seq = 0
-    for entry in entries[1:]:
+    for entry in rest:
         before = core.match_number
-        core._apply(entry, frames)  # noqa: SLF001 - the core's own way of applying its log
+        core.apply(entry, frames)
         if before < number == core.match_number:
             first_seq = core.seq  # the seq the match before ended at
         if core.match_number == number:

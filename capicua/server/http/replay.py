@@ -201,7 +201,7 @@ def _told_by_the_log(entries: list[dict[str, Any]], number: int) -> _Told:
     # A replay is nobody's live table: no presence, no stand-in playing now.
     table["seats"] = [{k: v for k, v in s.items() if k not in ("connected", "stand_in")} for s in table["seats"]]
     # The core's own attribution of a play (the log's by, a stand-in's name).
-    return _Told(table, end.said, by, end.first_seq, core._attributed, end.players)  # noqa: SLF001
+    return _Told(table, end.said, by, end.first_seq, core.attributed, end.players)
 
 
 def _choices_by(entries: list[dict[str, Any]], number: int) -> list[list[str]]:
