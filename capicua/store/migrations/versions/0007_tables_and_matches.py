@@ -85,7 +85,7 @@ def _rename_names(forward: bool) -> None:
     def way(old: str, new: str) -> tuple[str, str]:
         return (old, new) if forward else (new, old)
 
-    postgres = op.get_bind().dialect.name == "postgresql"
+    postgres = op.get_context().dialect.name == "postgresql"
     for table, old_index, new_index, columns in INDEXES:
         was, now = way(old_index, new_index)
         if postgres:
