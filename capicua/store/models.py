@@ -46,7 +46,7 @@ class TableRow(Base):
     preset: Mapped[str] = mapped_column(String(40))
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     seed: Mapped[str] = mapped_column(String(128))
-    status: Mapped[str] = mapped_column(String(16), index=True)  # lobby | playing | finished
+    status: Mapped[str] = mapped_column(String(16), index=True)  # lobby | playing | finished (old rows: active)
     scores: Mapped[list[int]] = mapped_column(JSON)
     record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
