@@ -82,7 +82,7 @@ def test_every_module_import_resolves_under_the_version(client: Any, version: st
     seen = 0
     for module in js:
         folder = Path("/") / module.parent.relative_to(WEB)
-        for spec in IMPORT.findall(module.read_text()):
+        for spec in IMPORT.findall(without_js_comments(module.read_text())):  # as served: a JSDoc type is no import
             target = (folder / spec).resolve().as_posix()
             r = client.get(f"/static/v/{version}{target}")
             assert r.status_code == 200 and r.headers["cache-control"] == IMMUTABLE, (module.name, spec)
