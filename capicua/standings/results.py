@@ -1,13 +1,16 @@
 """A finished match as data: one :class:`SeatResult` per seat, from the engine's
 record and who sat where. Pure: the store writes these rows in the same
-transaction as the match's last log entry, and nothing reads the record again."""
+transaction as the match's last log entry, and nothing reads the record again.
+The table's log is read as :mod:`capicua.table.log` entries."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from capicua.engine import rules_from_json
+from capicua.table.log import Action, Controller, Entry, Presence, Rematch, Reopen, StartHand
 
 HUMAN = "human"
 BOT = "bot"
@@ -102,23 +105,23 @@ def _last_tile(hand: dict[str, Any], seat: int) -> list[int] | None:
     return sorted(plays[-1]) if plays else None
 
 
-def leavers_of(entries: list[dict[str, Any]]) -> frozenset[int]:
+def leavers_of(entries: Sequence[Entry]) -> frozenset[int]:
     """The seats a stand-in held when the match ended, from the table log: a
     ``controller`` entry hands a seat to the stand-in when its grace ran out and
     back to the player when they return, so the last one per seat says how the
     match ended (a player gone in an earlier match and never back is still gone)."""
     last: dict[int, str] = {}
     for e in entries:
-        if e.get("op") == "controller":
-            last[int(e["seat"])] = str(e["to"])
+        if isinstance(e, Controller):
+            last[e.seat] = e.to
     return frozenset(seat for seat, to in last.items() if to == "stand_in")
 
 
-def match_bounds(entries: list[dict[str, Any]], number: int) -> tuple[int, int]:
+def match_bounds(entries: Sequence[Entry], number: int) -> tuple[int, int]:
     """Where match ``number`` (from 1) lies in a table's log: ``entries[start:end]``.
     A ``rematch`` entry begins each match after the first (the first begins with
     the log); the match ends where the next one begins, or with the log."""
-    starts = [0] + [i for i, e in enumerate(entries) if e.get("op") == "rematch"]
+    starts = [0] + [i for i, e in enumerate(entries) if isinstance(e, Rematch)]
     if not 1 <= number <= len(starts):
         return len(entries), len(entries)
     end = starts[number] if number < len(starts) else len(entries)
@@ -136,18 +139,17 @@ class _Connected:
     def __call__(self, seat: int) -> bool:
         return self.seats.get(seat, self.default)
 
-    def apply(self, e: dict[str, Any]) -> None:
-        op = e.get("op")
-        if op == "presence":
-            self.seats[int(e["seat"])] = bool(e["online"])
-        elif op == "reopen":  # every socket of before is gone
+    def apply(self, e: Entry) -> None:
+        if isinstance(e, Presence):
+            self.seats[e.seat] = e.online
+        elif isinstance(e, Reopen):  # every socket of before is gone
             self.default, self.seats = False, {}
-        elif op == "start_hand" and isinstance(e.get("present"), list):
+        elif isinstance(e, StartHand) and e.present is not None:
             # The seats connected when the hand was dealt, exactly.
-            self.default, self.seats = False, {int(s): True for s in e["present"]}
+            self.default, self.seats = False, dict.fromkeys(e.present, True)
 
 
-def absent_from_start(entries: list[dict[str, Any]], number: int, seats: list[int]) -> frozenset[int]:
+def absent_from_start(entries: Sequence[Entry], number: int, seats: list[int]) -> frozenset[int]:
     """Of ``seats`` (the guests' seats), those whose player was away from the first
     move of match ``number``: not connected when the match's first choice was made,
     nor when their own seat's first choice was (a stand-in made it), or, their seat
@@ -164,10 +166,10 @@ def absent_from_start(entries: list[dict[str, Any]], number: int, seats: list[in
     at_first: dict[int, bool] | None = None
     own_first: dict[int, bool] = {}
     for e in entries[start:end]:
-        if e.get("op") == "action":
+        if isinstance(e, Action):
             if at_first is None:
                 at_first = {s: connected(s) for s in seats}
-            seat = int(e["seat"])
+            seat = e.seat
             if seat in seats and seat not in own_first:
                 own_first[seat] = connected(seat)
         connected.apply(e)

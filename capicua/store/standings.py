@@ -51,6 +51,7 @@ from capicua.store.models import (
     TableRow,
     TableSeatRow,
 )
+from capicua.table.log import Open, is_first_format, read_log
 
 log = logging.getLogger("capicua.standings")
 PERIODS = {"week": timedelta(days=7), "month": timedelta(days=30), "all": None}
@@ -134,10 +135,12 @@ def write_results(
     if table is None:
         table = table_at_end(s, table_id)
     seats = table.seats
-    opening = entries[0] if entries and entries[0].get("op") == "open" else {}
-    private = bool(opening.get("private"))
     try:
-        absent = absent_from_start(entries, number, [x.seat for x in seats if x.kind == HUMAN])
+        # A log of the first format (migration 0003 meets them before capicua migrate-logs
+        # runs) says nothing of privacy, presence or controllers: read as none of them.
+        read = [] if is_first_format(entries) else read_log(entries)
+        private = isinstance(read[0], Open) and read[0].private if read else False
+        absent = absent_from_start(read, number, [x.seat for x in seats if x.kind == HUMAN])
     except Exception:
         log.exception("the standings of match %d of table %s are not written", number, table_id)
         return
@@ -152,7 +155,7 @@ def write_results(
     s.execute(select(Player.id).where(Player.id.in_(guests)).order_by(Player.id).with_for_update())
     before = _read_before(s, guests, boards)
     try:
-        plan = _plan(record, seats, leavers_of(entries[: match_bounds(entries, number)[1]]), absent, boards, before)
+        plan = _plan(record, seats, leavers_of(read[: match_bounds(read, number)[1]]), absent, boards, before)
     except Exception:
         log.exception("the standings of match %d of table %s are not written", number, table_id)
         return

@@ -879,7 +879,7 @@ class TableCore:
             case log.Start():
                 self.status = "playing"
             case log.StartHand():
-                events = self.match.start_hand(frozenset(entry.present))
+                events = self.match.start_hand(frozenset(entry.present or ()))
                 self.ready.clear()
                 self._game_events(events, at, frames, entry.watched or self._logged_watchers > 0)
             case log.Action():

@@ -62,7 +62,7 @@ store's rows) are rewritten once by ``capicua migrate-logs``
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -328,13 +328,15 @@ class StartHand:
     """The next hand is dealt; ``present``: the seats connected then."""
 
     op: ClassVar[str] = "start_hand"
-    present: tuple[int, ...]
+    present: tuple[int, ...] | None  # None: not recorded (tests' logs; the table always writes it)
     by: str | None = None  # "host": the host dealt it without waiting
     watched: bool = False  # someone watched as its events were sent
     at: int = field(default=0, kw_only=True)
 
     def to_json(self) -> JSON:
-        out: JSON = {"op": self.op, "present": list(self.present)}
+        out: JSON = {"op": self.op}
+        if self.present is not None:
+            out["present"] = list(self.present)
         if self.by is not None:
             out["by"] = self.by
         out["at"] = self.at
@@ -344,7 +346,8 @@ class StartHand:
 
     @classmethod
     def from_json(cls, e: Mapping[str, Any]) -> StartHand:
-        return cls(tuple(int(s) for s in e.get("present") or ()), _str_or_none(e.get("by")),
+        present = e.get("present")
+        return cls(None if present is None else tuple(int(s) for s in present), _str_or_none(e.get("by")),
                    bool(e.get("watched")), at=_at(e))
 
 
@@ -526,7 +529,7 @@ def write_log(entries: Iterable[Entry]) -> list[JSON]:
     return [e.to_json() for e in entries]
 
 
-def is_first_format(data: list[Mapping[str, Any]]) -> bool:
+def is_first_format(data: Sequence[Mapping[str, Any]]) -> bool:
     """True for a stored log of the first format (it does not begin with ``open``)."""
     return not data or data[0].get("op") != "open"
 

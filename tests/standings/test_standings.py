@@ -22,6 +22,7 @@ from capicua.standings.ratings import (
     rate_match,
 )
 from capicua.standings.results import SeatAtTable, SeatResult, leavers_of, match_results
+from capicua.table.log import Open, read_log
 
 GUEST_VS_BOTS = [SeatAtTable(0, "human", "p_a", "botagorda"), SeatAtTable(1, "bot", None, "experto"),
                  SeatAtTable(2, "bot", None, "medio"), SeatAtTable(3, "bot", None, "experto")]
@@ -48,8 +49,9 @@ def test_results_from_a_record_follow_the_hands() -> None:
 
 
 def test_only_a_human_seat_leaves_and_the_last_controller_entry_tells() -> None:
-    log = [{"op": "open"}, {"op": "controller", "seat": 0, "to": "stand_in"}, {"op": "controller", "seat": 0, "to": "human"},
-           {"op": "controller", "seat": 2, "to": "stand_in"}, {"op": "presence", "seat": 0, "online": False}]
+    log = read_log([Open("t_1", "cubano", {}, "s", ()).to_json(), {"op": "controller", "seat": 0, "to": "stand_in"},
+                    {"op": "controller", "seat": 0, "to": "human"}, {"op": "controller", "seat": 2, "to": "stand_in"},
+                    {"op": "presence", "seat": 0, "online": False}])
     assert leavers_of(log) == frozenset({2})
     rows = match_results(play("leave"), GUEST_VS_BOTS, frozenset({0, 1}))
     assert [r.left_for_good for r in rows] == [True, False, False, False]

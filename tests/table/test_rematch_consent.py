@@ -26,6 +26,7 @@ from capicua.store.models import (
     StandInRow,
 )
 from capicua.table import protocol
+from capicua.table.log import Open, read_log
 from capicua.table.protocol import Code, ProtocolError
 
 WIN = find(lambda r: r["result"]["winner"] == 0)
@@ -116,8 +117,8 @@ def test_a_gone_player_blocks_the_next_match_until_the_host_leaves_the_seat_to_t
     mine = [e for e in sim.log[sim.log.index(out.entries[1].to_json()):] if e["op"] == "action" and e["seat"] == 2]
     assert mine and {e["by"] for e in mine} == {"stand_in"}
     # The standings read the same log: match 2 is not Carla's.
-    assert absent_from_start(sim.log, 2, [0, 1, 2]) == frozenset({2})
-    assert absent_from_start(sim.log, 1, [0, 1, 2]) == frozenset()
+    assert absent_from_start(read_log(sim.log), 2, [0, 1, 2]) == frozenset({2})
+    assert absent_from_start(read_log(sim.log), 1, [0, 1, 2]) == frozenset()
 
 
 def test_the_host_seats_a_neighbour_where_a_player_is_gone() -> None:
@@ -240,7 +241,7 @@ def test_the_intents_parse() -> None:
 
 
 def test_a_player_away_from_the_first_move_is_absent_and_a_late_reload_is_not() -> None:
-    opening = {"op": "open"}
+    opening = Open("t_1", "cubano", {}, "s", ()).to_json()
     # Beto (seat 1) closed the tab at the end of match 1; match 2 was dealt without him
     # and his stand-in made his first choice: absent. Carla (seat 2) reloaded as the
     # hand was dealt and was back for her own first choice: she played it.
@@ -252,20 +253,20 @@ def test_a_player_away_from_the_first_move_is_absent_and_a_late_reload_is_not() 
            {"op": "start_hand", "present": [0]},
            _act(0), {"op": "presence", "seat": 2, "online": True}, _act(1, "stand_in"), _act(2),
            {"op": "presence", "seat": 0, "online": False}, _act(3, "bot")]
-    assert match_bounds(log, 1) == (0, 6) and match_bounds(log, 2) == (6, len(log))
-    assert absent_from_start(log, 1, [0, 1, 2]) == frozenset()
-    assert absent_from_start(log, 2, [0, 1, 2]) == frozenset({1})
+    assert match_bounds(read_log(log), 1) == (0, 6) and match_bounds(read_log(log), 2) == (6, len(log))
+    assert absent_from_start(read_log(log), 1, [0, 1, 2]) == frozenset()
+    assert absent_from_start(read_log(log), 2, [0, 1, 2]) == frozenset({1})
     # Ana (seat 0) was there at the first move and left later: she played it (a leaver, not absent).
-    assert 0 not in absent_from_start(log, 2, [0, 1, 2])
+    assert 0 not in absent_from_start(read_log(log), 2, [0, 1, 2])
     # Beto back before his own first choice: it is his match after all.
     back = [*log[:10], {"op": "presence", "seat": 1, "online": True}, *log[10:]]
-    assert absent_from_start(back, 2, [0, 1, 2]) == frozenset()
+    assert absent_from_start(read_log(back), 2, [0, 1, 2]) == frozenset()
     # A restart between the deal and the first move: nobody is connected until a hello says so.
     reopened = [*log[:10], {"op": "reopen"}, {"op": "presence", "seat": 0, "online": True}, *log[10:]]
-    assert absent_from_start(reopened, 2, [0, 1, 2]) == frozenset({1})
+    assert absent_from_start(read_log(reopened), 2, [0, 1, 2]) == frozenset({1})
     # No move made yet, or no word of presence in the log: nobody is absent.
-    assert absent_from_start(log[:10], 2, [0, 1, 2]) == frozenset()
-    assert absent_from_start([opening, _act(0), _act(1)], 1, [0, 1]) == frozenset()
+    assert absent_from_start(read_log(log[:10]), 2, [0, 1, 2]) == frozenset()
+    assert absent_from_start(read_log([opening, _act(0), _act(1)]), 1, [0, 1]) == frozenset()
 
 
 def test_an_absent_seat_is_its_stand_in_in_the_results() -> None:

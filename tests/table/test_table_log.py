@@ -60,7 +60,8 @@ def test_every_kind_reads_and_writes_back_the_same_json(stored: dict[str, Any]) 
 def test_entries_of_before_read_with_their_defaults() -> None:
     # Logs of tests and of before: no time, no settings, no watched.
     assert read_entry({"op": "rematch"}) == log.Rematch(at=0)
-    assert read_entry({"op": "start_hand"}) == log.StartHand(())
+    assert read_entry({"op": "start_hand"}) == log.StartHand(None)
+    assert read_entry({"op": "start_hand"}).to_json() == {"op": "start_hand", "at": 0}
     opening = read_entry({"op": "open", "table": "t", "preset": "cubano", "options": {}, "secret": "s", "seats": []})
     assert isinstance(opening, log.Open)
     assert (opening.grace, opening.turn_timer, opening.private, opening.host) == (30, 0, False, None)

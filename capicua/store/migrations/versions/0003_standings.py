@@ -118,7 +118,7 @@ _MATCHES = sa.table("table_matches", sa.column("table_id", sa.String), sa.column
 def backfill(conn: sa.Connection) -> None:
     """The results of every match finished before results were written, in the order
     they ended, so that ratings and experience add up as they would have."""
-    from capicua.standings.results import SeatAtTable, match_bounds
+    from capicua.standings.results import SeatAtTable
     from capicua.store.standings import TableAtEnd, write_results
 
     with Session(bind=conn) as s:
@@ -141,8 +141,7 @@ def backfill(conn: sa.Connection) -> None:
                 )
                 tables[m.table_id] = (TableAtEnd(preset, seats), entries)
             table, entries = tables[m.table_id]
-            write_results(s, m.table_id, m.number, m.record, m.updated_at,
-                          entries[: match_bounds(entries, m.number)[1]], stand_ins=False, table=table)
+            write_results(s, m.table_id, m.number, m.record, m.updated_at, entries, stand_ins=False, table=table)
         s.flush()
 
 
