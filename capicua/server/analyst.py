@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
@@ -33,6 +33,7 @@ from capicua.engine.errors import RecordError
 from capicua.server.http.matchaccess import Access, access_of
 from capicua.store import Store
 from capicua.store import analyses as stored
+from capicua.table.log import Action, Entry, Rematch, StartHand, is_first_format, read_log
 
 log = logging.getLogger("capicua.analysis")
 
@@ -55,22 +56,21 @@ class AnalysisRefused(Exception):
         self.code = code
 
 
-def choices(entries: list[dict[str, Any]], match_number: int) -> dict[int, list[tuple[int, str]]]:
+def choices(entries: Sequence[Entry], match_number: int) -> dict[int, list[tuple[int, str]]]:
     """Per hand of match ``match_number`` (from 1), the seat and the ``by`` of every
     chosen action, in order, from the table's log (a ``rematch`` entry starts the
     next match, a ``start_hand`` the next hand)."""
     match, hand = 1, 0
     out: dict[int, list[tuple[int, str]]] = {}
     for e in entries:
-        op = e.get("op")
-        if op == "rematch":
+        if isinstance(e, Rematch):
             match, hand = match + 1, 0
-        elif op == "start_hand":
+        elif isinstance(e, StartHand):
             hand += 1
             if match == match_number:
                 out[hand] = []
-        elif op == "action" and match == match_number and hand in out:
-            out[hand].append((int(e["seat"]), str(e.get("by", ""))))
+        elif isinstance(e, Action) and match == match_number and hand in out:
+            out[hand].append((e.seat, e.by))
     return out
 
 
@@ -80,7 +80,9 @@ def expected(inputs: stored.MatchInputs, match_number: int) -> dict[int, tuple[l
     record = inputs.record or {}
     done = {i + 1 for i, h in enumerate(record.get("hands") or []) if h.get("result") is not None}
     out = {}
-    for hand, chosen in choices(inputs.entries, match_number).items():
+    # A log of the first format (before capicua migrate-logs) names nobody's own choices.
+    entries = [] if is_first_format(inputs.entries) else read_log(inputs.entries)
+    for hand, chosen in choices(entries, match_number).items():
         seats = sorted({seat for seat, by in chosen if by == analysis.HUMAN})
         if hand in done and seats:
             out[hand] = (seats, [by for _, by in chosen])

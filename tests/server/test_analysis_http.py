@@ -15,6 +15,7 @@ from conftest import drive
 from capicua.bots import analysis
 from capicua.server.analyst import choices
 from capicua.store import analyses as stored
+from capicua.table.log import read_log
 
 
 class GatedPool(Executor):
@@ -69,7 +70,7 @@ def test_analysis_is_pending_then_ready_after_a_hand(live_server: Any, bot_pool:
     assert body["status"] == "ready"
     inputs = stored.inputs(srv.app.state.deps.store, table, 1)
     assert inputs is not None and inputs.record is not None
-    by = [b for _, b in choices(inputs.entries, 1)[1]]
+    by = [b for _, b in choices(read_log(inputs.entries), 1)[1]]
     want = analysis.analyse_hand(inputs.record, 1, [0], table=table, match=1, chosen_by=by)
     assert body["hands"] == want
     assert want[0]["decisions"] and gated.jobs == 1  # the whole hand is one job of the analysis pool

@@ -18,7 +18,7 @@ from capicua.engine import Match, make_rules, parse_action
 from capicua.server.analyst import Analyst, choices, expected
 from capicua.store import Store, tablelogs
 from capicua.store import analyses as stored
-from capicua.table.log import Open
+from capicua.table.log import Open, read_log
 
 BUDGET = 10.0
 
@@ -83,7 +83,7 @@ def test_inputs_and_what_is_expected(store: Store) -> None:
     record = played_table(store, "t_store2", "an-store-2", hands=2, stand_in_from=6)
     inputs = stored.inputs(store, "t_store2", 1)
     assert inputs is not None and inputs.record == record
-    by_hand = choices(inputs.entries, 1)
+    by_hand = choices(read_log(inputs.entries), 1)
     assert sorted(by_hand) == [1, 2]
     for hand, chosen in by_hand.items():
         plays = [a["seat"] for a in record["hands"][hand - 1]["actions"] if "play" in a]
@@ -100,13 +100,14 @@ def test_a_hand_in_play_is_never_expected() -> None:
     inputs = stored.MatchInputs(
         record={"hands": [{"result": {"kind": "domino"}}, {"result": None}]},
         entries=[
-            {"op": "start_hand"}, {"op": "action", "seat": 0, "by": "human"},
-            {"op": "start_hand"}, {"op": "action", "seat": 0, "by": "human"},
-            {"op": "rematch"}, {"op": "start_hand"}, {"op": "action", "seat": 2, "by": "human"},
+            Open("t_1", "cubano", {}, "s", ()).to_json(),
+            {"op": "start_hand"}, {"op": "action", "seat": 0, "action": {}, "by": "human"},
+            {"op": "start_hand"}, {"op": "action", "seat": 0, "action": {}, "by": "human"},
+            {"op": "rematch"}, {"op": "start_hand"}, {"op": "action", "seat": 2, "action": {}, "by": "human"},
         ],
     )
     assert sorted(expected(inputs, 1)) == [1]  # hand 2 is not over: its tiles are still hidden
-    assert choices(inputs.entries, 2) == {1: [(2, "human")]}
+    assert choices(read_log(inputs.entries), 2) == {1: [(2, "human")]}
 
 
 def test_the_migration_adds_the_table_to_a_database_of_the_previous_schema(database_url: str) -> None:
@@ -149,7 +150,7 @@ def test_the_analyst_computes_stores_and_serves(store: Store) -> None:
     status, body = second
     inputs = stored.inputs(store, "t_store3", 1)
     assert inputs is not None
-    by = [b for _, b in choices(inputs.entries, 1)[1]]
+    by = [b for _, b in choices(read_log(inputs.entries), 1)[1]]
     assert "stand_in" in by
     want = analysis.analyse_hand(record, 1, [0], table="t_store3", match=1, budget_ms=BUDGET, chosen_by=by)
     assert status == 200 and body == {"status": "ready", "hands": want}
