@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import logging
 import math
 import multiprocessing
@@ -48,8 +47,9 @@ from capicua.server.http.static import WebAssets
 from capicua.server.registry import Tables
 from capicua.server.routes import error_handlers, routes
 from capicua.server.runtime.edge import LIMIT_CONCURRENCY, uvicorn_config
-from capicua.server.runtime.heap import FREEZE_EVERY_S, HeapKeeper
+from capicua.server.runtime.heap import settle_the_heap
 from capicua.server.runtime.logsetup import log_config
+from capicua.server.runtime.watchdog import watch_loop
 from capicua.store import Store, default_database_url
 from capicua.table.core import CoreConfig
 
@@ -94,38 +94,6 @@ def _nice_analysis_worker() -> None:
     except OSError as exc:  # not allowed here: the analysis competes with the tables at their priority
         log.warning("the analysis worker keeps the normal CPU priority (%s)", exc)
     _warm_bot_worker()
-
-
-def _settle_the_heap() -> None:
-    """Move everything loaded at startup (the bots' JIT kernel, numpy, SQLAlchemy:
-    over 100,000 objects) out of the garbage collector's reach. A full collection
-    walks every object it tracks, with every table waiting: without this, each one
-    took 100-500 ms with a few hundred tables in play (measured by bench-server).
-    The young generations are collected less often, in bigger steps, for the same reason."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG, 20, 100)
-
-
-GC_YOUNG = 20_000  # allocations between young collections (CPython's default: 700)
-LOOP_LAG_WARNING = 0.25  # seconds the event loop may be late before the log says so
-
-
-async def _watch_loop(every: float = 0.1) -> None:
-    """Warn when the event loop was blocked (every table waits while it is), and
-    keep the collector's pauses short (capicua.server.runtime.heap)."""
-    loop = asyncio.get_running_loop()
-    heap = HeapKeeper()
-    last_freeze = loop.time()
-    while True:
-        start = loop.time()
-        await asyncio.sleep(every)
-        late = loop.time() - start - every
-        if late > LOOP_LAG_WARNING:
-            log.warning("the event loop was blocked for %.0f ms", late * 1000)
-        if loop.time() - last_freeze >= FREEZE_EVERY_S:
-            last_freeze = loop.time()
-            heap.step()
 
 
 def _warm_bot_worker() -> None:
@@ -207,8 +175,8 @@ def create_app(
         tables.start_sweeping(min(30.0, max(0.05, idle_s / 4)))
         log.info("ready: %s store, bots in %s", store.engine.dialect.name,
                  "process pools of their own" if own_executor else "the pool given")
-        _settle_the_heap()
-        watchdog = asyncio.get_running_loop().create_task(_watch_loop(), name="capicua-loop-watch")
+        settle_the_heap()
+        watchdog = asyncio.get_running_loop().create_task(watch_loop(), name="capicua-loop-watch")
         try:
             yield
         finally:

@@ -1,1 +1,1 @@
-"""Running the process: the uvicorn edge, heap housekeeping, logging set-up."""
+"""Running the process: the uvicorn edge, heap housekeeping, the event loop's watchdog, logging set-up."""
