@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that the test suite needs when they are missing:
 # headless Chromium for the browser tests, PostgreSQL (initdb, pg_ctl) for the store
-# tests, which start a throw-away cluster of their own (tests/pgserver.py).
+# tests, which start a throw-away cluster of their own (tests/pgserver.py); redis-server
+# and HAProxy for the cluster tests, which start their own on free ports
+# (tests/redisserver.py, tests/haproxyserver.py).
 # CI runs as root on a fresh machine.
 set -eu
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null || need+=(postgresql)
+command -v redis-server >/dev/null || need+=(redis-server)
+command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || need+=(haproxy)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq

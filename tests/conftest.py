@@ -85,6 +85,18 @@ def pg_server() -> Iterator[Any]:
 DATABASES = ["sqlite", "postgresql"]
 
 
+@pytest.fixture
+def redis_server() -> Iterator[Any]:
+    """A throw-away ``redis-server`` of this test, on a free port (:mod:`tests.redisserver`)."""
+    from redisserver import RedisServer
+
+    server = RedisServer()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
 @pytest.fixture(params=DATABASES)
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh, empty database for one test, on each database the store supports:
