@@ -35,7 +35,7 @@ with ``n > 1`` legal moves a uniform move is ``moves[int(rng.random() * n)]``
 engine with the same generator and get the same hand.
 
 Standard library only: the JIT kernel for bots lives in
-:mod:`capicua.bots.kernel.playouts`, outside the engine.
+:mod:`capicua.bots.kernel`, outside the engine.
 """
 
 from __future__ import annotations
