@@ -18,9 +18,12 @@ import logging
 import math
 import multiprocessing
 import os
+import secrets
+import socket
 from collections.abc import AsyncIterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -46,12 +49,16 @@ from capicua.server.http.replay import Replays
 from capicua.server.http.static import WebAssets
 from capicua.server.registry import Tables
 from capicua.server.routes import error_handlers, routes
+from capicua.server.runtime.drain import Drain, DrainingServer
 from capicua.server.runtime.edge import LIMIT_CONCURRENCY, uvicorn_config
 from capicua.server.runtime.heap import settle_the_heap
 from capicua.server.runtime.logsetup import log_config
 from capicua.server.runtime.watchdog import watch_loop
 from capicua.store import Store, default_database_url
 from capicua.table.core import CoreConfig
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
 
 log = logging.getLogger("capicua.server")
 
@@ -105,6 +112,11 @@ def _warm_bot_worker() -> None:
         log.warning("a bot worker starts cold: its warm-up failed (%s: %s)", type(exc).__name__, exc)
 
 
+def default_node_id() -> str:
+    """This process's name in a cluster: ``host:pid:random`` (unique even when a pid is reused)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
 def create_app(
     database_url: str | None = None,
     bot_delay: tuple[float, float] = (0.6, 1.5),
@@ -123,6 +135,9 @@ def create_app(
     guest_table_rate: tuple[int, float] = TABLES_PER_GUEST,
     guest_rate: tuple[int, float] = GUESTS_PER_ADDRESS,
     sockets_per_guest: int = SOCKETS_PER_GUEST,
+    redis_url: str | None = None,
+    node_id: str | None = None,
+    drain: Drain | None = None,
 ) -> Starlette:
     """The app. ``database_url``: any SQLAlchemy URL (default: ``$CAPICUA_DATABASE_URL``,
     else SQLite in ``<data_dir or ./data>/capicua.sqlite3``). ``executor``: where bots
@@ -137,18 +152,26 @@ def create_app(
     ``hello_timeout`` seconds for a new socket to say hello, ``body_timeout``
     seconds for an HTTP body to arrive. ``idle_s``: a table nobody is connected
     to leaves memory after this long. ``bot_deadline``: seconds after which a
-    bot that has not answered is replaced by its first legal move."""
+    bot that has not answered is replaced by its first legal move.
+
+    Cluster mode (docs/deploy.md): ``redis_url`` is the Redis the processes share
+    (its reachability is part of ``/readyz``); ``node_id`` names this process
+    (default :func:`default_node_id`); ``drain`` is the process's drain (``capicua
+    serve`` hands in the one its SIGTERM starts; ``/readyz`` answers 503 once it has)."""
     url = database_url or os.environ.get("CAPICUA_DATABASE_URL") or default_database_url(data_dir or "data")
     web = Path(web_dir) if web_dir else WEB
     # The pages and static files, versioned and gzipped (capicua.server.http.static).
     deps = Deps(WebAssets(web), HttpLimits(guest_table_rate, table_rate, guest_rate), body_timeout)
     limits = SocketLimits(rate_limit, sockets_per_seat, sockets_per_client, hello_timeout, sockets_per_guest)
     next_ms = int(1000 * (2 * bot_delay[1] if auto_next_s is None else auto_next_s))
+    deps.node_id = node_id or default_node_id()
+    deps.drain = drain or Drain()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store = Store(url)
         await asyncio.to_thread(store.migrate)
+        redis = redis_client(redis_url) if redis_url else None
         own_executor = executor is None
         # A pool of its own is replaced when a worker dies (capicua.server.adapters.botpool.RenewingPool).
         pool = RenewingPool(default_executor, "bots") if executor is None else executor
@@ -169,6 +192,9 @@ def create_app(
         deps.replays = Replays(event_log, event_log)  # built off the loop, kept while the app runs
         deps.sockets = Sockets(tables, bus, guests, limits)
         deps.health = lambda: {"bots": pool_state(pool), "analysis": pool_state(analysis_pool)}
+        deps.ready_checks = {"store": lambda: asyncio.to_thread(store_answers, store)}
+        if redis is not None:
+            deps.ready_checks["redis"] = lambda: redis_answers(redis)
         # The running parts, for whoever holds the app (the tests reach the store and the loop so).
         app.state.deps = deps
         app.state.loop = asyncio.get_running_loop()
@@ -189,9 +215,30 @@ def create_app(
                 pool.shutdown(wait=False, cancel_futures=True)
                 analysis_pool.shutdown(wait=False, cancel_futures=True)
             store.close()
+            if redis is not None:
+                await redis.aclose()
 
     return Starlette(routes=routes(deps), lifespan=lifespan, middleware=[Middleware(GzipAnswers)],
                      exception_handlers=error_handlers(deps))
+
+
+def store_answers(store: Store) -> bool:
+    """Whether the store answers a query now (a thread's call: it blocks)."""
+    with store.engine.connect() as conn:
+        conn.exec_driver_sql("SELECT 1")
+    return True
+
+
+def redis_client(url: str) -> Redis:
+    """The process's client of the Redis the cluster shares (short timeouts: a Redis that
+    does not answer is an outage to report, not a call to wait on)."""
+    from redis.asyncio import Redis as AsyncRedis
+
+    return AsyncRedis.from_url(url, socket_connect_timeout=2.0, socket_timeout=5.0, health_check_interval=10)
+
+
+async def redis_answers(redis: Redis) -> bool:
+    return bool(await redis.ping())
 
 
 # ------------------------------------------------------------------ running
@@ -239,6 +286,8 @@ def serve(
     data_dir: str | Path | None = None,
     log_level: str = "info",
     rate_limit: tuple[int, float] | None = None,
+    redis_url: str | None = None,
+    node_id: str | None = None,
 ) -> None:
     """Run the server with uvicorn until interrupted (SIGINT/SIGTERM).
 
@@ -250,14 +299,16 @@ def serve(
     ``CAPICUA_SOCKETS_PER_GUEST`` (16), ``CAPICUA_SOCKETS_PER_CLIENT`` (256, per
     address) and ``CAPICUA_LIMIT_CONCURRENCY`` (1024 connections and requests at
     once). Every connection is bounded in time: see
-    :func:`capicua.server.runtime.edge.uvicorn_config`."""
-    import uvicorn
+    :func:`capicua.server.runtime.edge.uvicorn_config`.
 
+    ``redis_url`` and ``node_id``: cluster mode (:func:`create_app`, docs/deploy.md).
+    SIGTERM drains the process first (:mod:`capicua.server.runtime.drain`)."""
     delay = bot_delay or parse_delay(os.environ.get("CAPICUA_BOT_DELAY")) or DEFAULT_BOT_DELAY
     rate = rate_limit or parse_rate(os.environ.get("CAPICUA_RATE_LIMIT")) or DEFAULT_RATE_LIMIT
     # Behind a proxy every client has the proxy's address: the per-address bounds
     # can be raised (the load benchmark raises them too).
     env = os.environ
+    drain = Drain()
     app = create_app(
         database_url=database_url, bot_delay=delay, data_dir=data_dir, rate_limit=rate,
         table_rate=parse_rate(env.get("CAPICUA_TABLE_RATE")) or TABLES_PER_ADDRESS,
@@ -265,11 +316,12 @@ def serve(
         guest_rate=parse_rate(env.get("CAPICUA_GUEST_RATE")) or GUESTS_PER_ADDRESS,
         sockets_per_client=int(env.get("CAPICUA_SOCKETS_PER_CLIENT") or SOCKETS_PER_ADDRESS),
         sockets_per_guest=int(env.get("CAPICUA_SOCKETS_PER_GUEST") or SOCKETS_PER_GUEST),
+        redis_url=redis_url, node_id=node_id, drain=drain,
     )
     concurrency = int(env.get("CAPICUA_LIMIT_CONCURRENCY") or LIMIT_CONCURRENCY)
-    server = uvicorn.Server(uvicorn_config(
+    server = DrainingServer(uvicorn_config(
         app, host=host, port=port, log_level=log_level, limit_concurrency=concurrency, log_config=log_config(log_level),
-    ))
+    ), drain)
     server.run()
     if not server.started:
         raise SystemExit(3)  # uvicorn has logged why (the port is taken, the database is unreachable…)
@@ -291,6 +343,10 @@ def serve_parser(prog: str = "capicua serve") -> argparse.ArgumentParser:
         help='seconds a neighbour thinks before playing: "0" or "0.6,1.5" (default 0.6,1.5)',
     )
     p.add_argument("--log-level", choices=LOG_LEVELS, default=env.get("CAPICUA_LOG_LEVEL", "info"))
+    p.add_argument("--redis", default=env.get("CAPICUA_REDIS_URL"),
+                   help="redis://… the cluster's Redis (cluster mode: docs/deploy.md)")
+    p.add_argument("--node-id", default=env.get("CAPICUA_NODE_ID"),
+                   help="this process's name in the cluster (default: host:pid:random)")
     return p
 
 
@@ -298,7 +354,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m capicua.server") 
     a = serve_parser(prog).parse_args(argv)
     serve(
         host=a.host, port=a.port, database_url=a.database, bot_delay=a.bot_delay, data_dir=a.data_dir,
-        log_level=a.log_level,
+        log_level=a.log_level, redis_url=a.redis, node_id=a.node_id,
     )
     return 0
 

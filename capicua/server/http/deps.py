@@ -10,7 +10,7 @@ reads ``deps.tables`` when a request comes, never when its route is made.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from capicua.server.gateway.limits import Budget, HttpLimits
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from capicua.server.http.replay import Replays
     from capicua.server.http.static import WebAssets
     from capicua.server.registry import Tables
+    from capicua.server.runtime.drain import Drain
     from capicua.store import Store
 
 
@@ -45,6 +46,11 @@ class Deps:
     replays: Replays
     sockets: Sockets
     health: Callable[[], dict[str, str]]
+    # Readiness (GET /readyz): this process's name in the cluster, its drain, and the
+    # checks of what it needs to take traffic (the store; Redis when it uses one).
+    node_id: str
+    drain: Drain
+    ready_checks: dict[str, Callable[[], Awaitable[bool]]]
 
     def __init__(self, assets: WebAssets, limits: HttpLimits, body_timeout: float) -> None:
         self.assets = assets

@@ -25,6 +25,8 @@ from typing import Any
 
 from websockets.exceptions import WebSocketException
 
+from capicua.server.runtime.drain import SHUTDOWN_S
+
 HEADER_TIMEOUT = 10.0  # seconds for a request's headers
 KEEP_ALIVE = 5  # seconds an idle keep-alive connection is kept (uvicorn's default, made explicit)
 WS_PING = 20.0  # seconds between websocket pings; a socket that misses one pong for as long is closed
@@ -181,6 +183,7 @@ def uvicorn_config(
         ws_per_message_deflate=True,
         ws_ping_interval=WS_PING,
         ws_ping_timeout=WS_PING,
+        timeout_graceful_shutdown=SHUTDOWN_S,  # requests in flight at a shutdown (runtime/drain.py)
         **logging_kw,
     )
     install_log_filter()  # after Config, which sets up uvicorn's logging
