@@ -16,6 +16,7 @@ from capicua.server import ports
 from capicua.server.adapters.botpool import PoolBots
 from capicua.server.adapters.honours import StandingsLog
 from capicua.server.adapters.memory import LocalBus, LoopClock, MemoryLog
+from capicua.server.adapters.redis_bus import RedisBus, RedisRouter
 from capicua.server.adapters.sql import StoreGuests, StoreLog
 from capicua.server.analyst import Analyst
 from capicua.server.registry import Tables
@@ -24,6 +25,7 @@ from capicua.server.registry import Tables
 def fits(
     memory: MemoryLog, store: StoreLog, standings: StandingsLog, bus: LocalBus, clock: LoopClock,
     bots: PoolBots, guests: StoreGuests, tables: Tables, analyst: Analyst,
+    redis_bus: RedisBus, redis_router: RedisRouter,
 ) -> None:
     logs: list[ports.EventLog] = [memory, store, standings]
     records: list[ports.MatchRecords] = [memory, store, standings]
@@ -35,7 +37,9 @@ def fits(
     routed: ports.TableRouter = tables
     live: ports.LiveMatches = tables
     ended: ports.HandEnds = analyst
-    print(logs, records, told, carried, timed, asked, known, routed, live, ended)
+    buses: list[ports.Bus] = [redis_bus]
+    routers: list[ports.TableRouter] = [redis_router]
+    print(logs, records, told, carried, timed, asked, known, routed, live, ended, buses, routers)
 '''
 
 MISFITS = '''
