@@ -20,7 +20,7 @@ import multiprocessing
 import os
 import secrets
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,11 +36,14 @@ from capicua.server.analyst import Analyst
 from capicua.server.gateway.identity import Guests
 from capicua.server.gateway.limits import (
     GUESTS_PER_ADDRESS,
+    SILENT_SOCKETS,
     SOCKETS_PER_ADDRESS,
     SOCKETS_PER_GUEST,
     TABLES_PER_ADDRESS,
     TABLES_PER_GUEST,
+    ClientAddresses,
     HttpLimits,
+    RedisBudgets,
 )
 from capicua.server.gateway.sockets import SocketLimits, Sockets
 from capicua.server.http.compress import GzipAnswers
@@ -49,10 +52,16 @@ from capicua.server.http.replay import Replays
 from capicua.server.http.static import WebAssets
 from capicua.server.registry import Tables
 from capicua.server.routes import error_handlers, routes
+from capicua.server.runtime.connections import (
+    MAX_CONNECTIONS,
+    connection_bound,
+    one_line_for_exhaustion,
+    raise_open_files,
+)
 from capicua.server.runtime.drain import Drain, DrainingServer
-from capicua.server.runtime.edge import LIMIT_CONCURRENCY, uvicorn_config
+from capicua.server.runtime.edge import uvicorn_config
 from capicua.server.runtime.heap import settle_the_heap
-from capicua.server.runtime.logsetup import log_config
+from capicua.server.runtime.logsetup import LOG_FORMATS, log_config
 from capicua.server.runtime.watchdog import watch_loop
 from capicua.store import Store, default_database_url
 from capicua.table.core import CoreConfig
@@ -138,6 +147,8 @@ def create_app(
     redis_url: str | None = None,
     node_id: str | None = None,
     drain: Drain | None = None,
+    trusted_proxies: Sequence[str] = (),
+    silent_sockets: int = SILENT_SOCKETS,
 ) -> Starlette:
     """The app. ``database_url``: any SQLAlchemy URL (default: ``$CAPICUA_DATABASE_URL``,
     else SQLite in ``<data_dir or ./data>/capicua.sqlite3``). ``executor``: where bots
@@ -157,14 +168,20 @@ def create_app(
     Cluster mode (docs/deploy.md): ``redis_url`` is the Redis the processes share
     (its reachability is part of ``/readyz``); ``node_id`` names this process
     (default :func:`default_node_id`); ``drain`` is the process's drain (``capicua
-    serve`` hands in the one its SIGTERM starts; ``/readyz`` answers 503 once it has)."""
+    serve`` hands in the one its SIGTERM starts; ``/readyz`` answers 503 once it has).
+    ``trusted_proxies``: addresses or networks of the load balancers whose
+    ``X-Forwarded-For`` names the client the per-address limits count (from anyone
+    else the header is ignored); with ``redis_url`` the HTTP budgets are counted in Redis.
+    ``silent_sockets``: sockets yet to say hello the process keeps; past it the oldest is closed."""
     url = database_url or os.environ.get("CAPICUA_DATABASE_URL") or default_database_url(data_dir or "data")
     web = Path(web_dir) if web_dir else WEB
     # The pages and static files, versioned and gzipped (capicua.server.http.static).
     deps = Deps(WebAssets(web), HttpLimits(guest_table_rate, table_rate, guest_rate), body_timeout)
-    limits = SocketLimits(rate_limit, sockets_per_seat, sockets_per_client, hello_timeout, sockets_per_guest)
+    limits = SocketLimits(rate_limit, sockets_per_seat, sockets_per_client, hello_timeout, sockets_per_guest,
+                          silent_sockets)
     next_ms = int(1000 * (2 * bot_delay[1] if auto_next_s is None else auto_next_s))
     deps.node_id = node_id or default_node_id()
+    deps.addresses = ClientAddresses(trusted_proxies)
     deps.drain = drain or Drain()
 
     @contextlib.asynccontextmanager
@@ -172,6 +189,8 @@ def create_app(
         store = Store(url)
         await asyncio.to_thread(store.migrate)
         redis = redis_client(redis_url) if redis_url else None
+        if redis is not None:  # the HTTP budgets hold across the cluster's processes
+            deps.budgets = RedisBudgets(deps.limits, redis)
         own_executor = executor is None
         # A pool of its own is replaced when a worker dies (capicua.server.adapters.botpool.RenewingPool).
         pool = RenewingPool(default_executor, "bots") if executor is None else executor
@@ -190,7 +209,7 @@ def create_app(
         deps.store, deps.tables, deps.guests, deps.analyst = store, tables, guests, analyst
         deps.log, deps.records = event_log, event_log
         deps.replays = Replays(event_log, event_log)  # built off the loop, kept while the app runs
-        deps.sockets = Sockets(tables, bus, guests, limits)
+        deps.sockets = Sockets(tables, bus, guests, limits, deps.addresses)
         deps.health = lambda: {"bots": pool_state(pool), "analysis": pool_state(analysis_pool)}
         deps.ready_checks = {"store": lambda: asyncio.to_thread(store_answers, store)}
         if redis is not None:
@@ -202,6 +221,7 @@ def create_app(
         log.info("ready: %s store, bots in %s", store.engine.dialect.name,
                  "process pools of their own" if own_executor else "the pool given")
         settle_the_heap()
+        one_line_for_exhaustion(asyncio.get_running_loop())
         watchdog = asyncio.get_running_loop().create_task(watch_loop(), name="capicua-loop-watch")
         try:
             yield
@@ -288,6 +308,9 @@ def serve(
     rate_limit: tuple[int, float] | None = None,
     redis_url: str | None = None,
     node_id: str | None = None,
+    trusted_proxies: Sequence[str] = (),
+    max_connections: int = MAX_CONNECTIONS,
+    log_format: str = "text",
 ) -> None:
     """Run the server with uvicorn until interrupted (SIGINT/SIGTERM).
 
@@ -297,11 +320,13 @@ def serve(
     seconds per guest), ``CAPICUA_TABLE_RATE`` ("300,600": per address),
     ``CAPICUA_GUEST_RATE`` ("120,600": new guests per seconds per address),
     ``CAPICUA_SOCKETS_PER_GUEST`` (16), ``CAPICUA_SOCKETS_PER_CLIENT`` (256, per
-    address) and ``CAPICUA_LIMIT_CONCURRENCY`` (1024 connections and requests at
-    once). Every connection is bounded in time: see
+    address). Every connection is bounded in time: see
     :func:`capicua.server.runtime.edge.uvicorn_config`.
 
-    ``redis_url`` and ``node_id``: cluster mode (:func:`create_app`, docs/deploy.md).
+    ``redis_url``, ``node_id`` and ``trusted_proxies``: cluster mode (:func:`create_app`,
+    docs/deploy.md). ``max_connections``: connections at once, fewer when the open-file
+    limit (raised first to its hard limit) leaves less (:mod:`capicua.server.runtime.connections`).
+    ``log_format``: ``text`` or ``json`` (:mod:`capicua.server.runtime.logsetup`).
     SIGTERM drains the process first (:mod:`capicua.server.runtime.drain`)."""
     delay = bot_delay or parse_delay(os.environ.get("CAPICUA_BOT_DELAY")) or DEFAULT_BOT_DELAY
     rate = rate_limit or parse_rate(os.environ.get("CAPICUA_RATE_LIMIT")) or DEFAULT_RATE_LIMIT
@@ -309,6 +334,8 @@ def serve(
     # can be raised (the load benchmark raises them too).
     env = os.environ
     drain = Drain()
+    node = node_id or default_node_id()
+    bound = connection_bound(max_connections, raise_open_files())
     app = create_app(
         database_url=database_url, bot_delay=delay, data_dir=data_dir, rate_limit=rate,
         table_rate=parse_rate(env.get("CAPICUA_TABLE_RATE")) or TABLES_PER_ADDRESS,
@@ -316,12 +343,15 @@ def serve(
         guest_rate=parse_rate(env.get("CAPICUA_GUEST_RATE")) or GUESTS_PER_ADDRESS,
         sockets_per_client=int(env.get("CAPICUA_SOCKETS_PER_CLIENT") or SOCKETS_PER_ADDRESS),
         sockets_per_guest=int(env.get("CAPICUA_SOCKETS_PER_GUEST") or SOCKETS_PER_GUEST),
-        redis_url=redis_url, node_id=node_id, drain=drain,
+        redis_url=redis_url, node_id=node, drain=drain, trusted_proxies=trusted_proxies,
     )
-    concurrency = int(env.get("CAPICUA_LIMIT_CONCURRENCY") or LIMIT_CONCURRENCY)
     server = DrainingServer(uvicorn_config(
-        app, host=host, port=port, log_level=log_level, limit_concurrency=concurrency, log_config=log_config(log_level),
+        app, host=host, port=port, log_level=log_level, max_connections=bound,
+        log_config=log_config(log_level, log_format, node),
     ), drain)
+    if bound < max_connections:
+        log.warning("at most %d connections at once, not %d: the open-file limit allows no more", bound,
+                    max_connections)
     server.run()
     if not server.started:
         raise SystemExit(3)  # uvicorn has logged why (the port is taken, the database is unreachable…)
@@ -347,7 +377,27 @@ def serve_parser(prog: str = "capicua serve") -> argparse.ArgumentParser:
                    help="redis://… the cluster's Redis (cluster mode: docs/deploy.md)")
     p.add_argument("--node-id", default=env.get("CAPICUA_NODE_ID"),
                    help="this process's name in the cluster (default: host:pid:random)")
+    p.add_argument("--trusted-proxies", type=_address_list, default=env.get("CAPICUA_TRUSTED_PROXIES", ""),
+                   help="addresses or networks (comma-separated) of the load balancers whose X-Forwarded-For "
+                        "names the client for the per-address limits (default: none)")
+    p.add_argument("--max-connections", type=int, default=int(env.get("CAPICUA_MAX_CONNECTIONS") or MAX_CONNECTIONS),
+                   help=f"connections held at once, more get 503 (default {MAX_CONNECTIONS}, "
+                        "fewer if the open-file limit allows less)")
+    p.add_argument("--log-format", choices=LOG_FORMATS, default=env.get("CAPICUA_LOG_FORMAT", "text"),
+                   help="text lines, or one JSON object per line (default text)")
     return p
+
+
+def _address_list(text: str) -> tuple[str, ...]:
+    import ipaddress
+
+    parts = tuple(p.strip() for p in text.split(",") if p.strip())
+    try:
+        for part in parts:
+            ipaddress.ip_network(part, strict=False)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return parts
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m capicua.server") -> int:
@@ -355,6 +405,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m capicua.server") 
     serve(
         host=a.host, port=a.port, database_url=a.database, bot_delay=a.bot_delay, data_dir=a.data_dir,
         log_level=a.log_level, redis_url=a.redis, node_id=a.node_id,
+        trusted_proxies=a.trusted_proxies,
+        max_connections=a.max_connections, log_format=a.log_format,
     )
     return 0
 

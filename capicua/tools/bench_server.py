@@ -224,7 +224,7 @@ class Server:
                    CAPICUA_GUEST_TABLE_RATE="1000000,1", CAPICUA_GUEST_RATE="1000000,1",
                    CAPICUA_SOCKETS_PER_CLIENT="1000000", CAPICUA_SOCKETS_PER_GUEST="1000000")
         if limit_concurrency is not None:
-            env["CAPICUA_LIMIT_CONCURRENCY"] = str(limit_concurrency)
+            env["CAPICUA_MAX_CONNECTIONS"] = str(limit_concurrency)
         cmd = [sys.executable, "-m", "capicua.server", "--port", str(self.port), "--data-dir", str(tmp),
                "--bot-delay", bot_delay, "--log-level", "warning"]
         self.log = open(tmp / "server.log", "ab")  # noqa: SIM115 - closed in stop()

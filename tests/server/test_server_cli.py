@@ -49,7 +49,8 @@ def test_capicua_serve_takes_bot_delay_log_level_and_data_dir(served: list[dict[
     assert cli.main(["serve", *args]) == 0
     assert server_app.main(args) == 0  # python -m capicua.server: the same arguments
     want = {"host": "0.0.0.0", "port": 8123, "database_url": "sqlite:///x.sqlite3", "bot_delay": (0.6, 1.5),
-            "data_dir": str(tmp_path), "log_level": "debug", "redis_url": None, "node_id": None}
+            "data_dir": str(tmp_path), "log_level": "debug", "redis_url": None, "node_id": None,
+            "trusted_proxies": (), "max_connections": 10_000, "log_format": "text"}
     assert served == [want, want]
     assert cli.main(["serve", "--bot-delay", "0"]) == 0
     assert served[-1]["bot_delay"] == (0.0, 0.0) and served[-1]["log_level"] == "info"

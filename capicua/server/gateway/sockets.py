@@ -35,16 +35,17 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from capicua.server.gateway.conns import ConnIds, Listener
 from capicua.server.gateway.identity import Guest, Guests
 from capicua.server.gateway.limits import (
+    SILENT_SOCKETS,
     SOCKETS_PER_ADDRESS,
     SOCKETS_PER_GUEST,
+    ClientAddresses,
     SlidingWindow,
     SocketCounts,
-    client_key,
 )
 from capicua.server.ports import RETRY_S, Bus, LogUnavailable, TableRouter
 from capicua.server.runtime.logsetup import current_table
 from capicua.table import protocol
-from capicua.table.protocol import Code, FromConn, Join, Leave, ProtocolError, Route
+from capicua.table.protocol import Code, ConnId, FromConn, Join, Leave, ProtocolError, Route
 
 log = logging.getLogger("capicua.server")
 WS_POLICY_CLOSE = 1008  # the websocket close code for a socket the server refuses
@@ -58,13 +59,18 @@ class SocketLimits:
     per_client: int = SOCKETS_PER_ADDRESS  # sockets of one client address (the flood guard)
     hello_timeout: float = 10.0  # seconds a new socket has to say hello
     per_guest: int = SOCKETS_PER_GUEST  # sockets of one guest, at every table together
+    silent: int = SILENT_SOCKETS  # sockets yet to say hello, in the process: the oldest is shed past it
 
 
 class Sockets:
     """Every websocket of this process."""
 
-    def __init__(self, tables: TableRouter, bus: Bus, guests: Guests, limits: SocketLimits) -> None:
+    def __init__(
+        self, tables: TableRouter, bus: Bus, guests: Guests, limits: SocketLimits,
+        addresses: ClientAddresses | None = None,
+    ) -> None:
         self.tables = tables
+        self.addresses = addresses or ClientAddresses()  # behind trusted proxies: their X-Forwarded-For
         self.bus = bus
         self.guests = guests
         self.conn_ids = ConnIds()
@@ -72,9 +78,18 @@ class Sockets:
         self.per_client = SocketCounts(limits.per_client)
         self.per_player = SocketCounts(limits.per_player)
         self.per_guest = SocketCounts(limits.per_guest)
+        self.silent: dict[ConnId, _Session] = {}  # sockets yet to say hello, oldest first
+
+    def _quiet(self, session: _Session) -> None:
+        """Count ``session`` among the silent sockets, shedding the oldest past the cap."""
+        self.silent[session.conn] = session
+        while len(self.silent) > self.limits.silent:
+            oldest = self.silent.pop(next(iter(self.silent)))
+            oldest.error(Code.TOO_MANY, "too many sockets waiting for their hello; reconnect")
+            oldest.close()
 
     async def serve(self, websocket: WebSocket) -> None:
-        client = client_key(websocket.client)
+        client = self.addresses.key(websocket.client, websocket.headers.getlist("x-forwarded-for"))
         try:
             await websocket.accept()
         except OSError:  # the client left during the handshake
@@ -82,9 +97,12 @@ class Sockets:
         if not self.per_client.add(client):
             await _refuse(websocket, Code.TOO_MANY, f"at most {self.limits.per_client} sockets from one address")
             return
+        session = _Session(self, websocket, client)
+        self._quiet(session)
         try:
-            await _Session(self, websocket, client).run()
+            await session.run()
         finally:
+            self.silent.pop(session.conn, None)
             self.per_client.remove(client)
 
 
@@ -182,6 +200,7 @@ class _Session:
             self.owner.tables.send(self.route, FromConn(self.conn, intent))
 
     async def _hello(self, hello: protocol.Hello) -> None:
+        self.owner.silent.pop(self.conn, None)  # it spoke: no longer shed first
         if self.route is not None or self.waiting is not None:
             self.error(Code.MALFORMED, "this socket already said hello")
             return

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from capicua.server.gateway.limits import Budget, HttpLimits
+from capicua.server.gateway.limits import Budgets, ClientAddresses, HttpLimits, LocalBudgets
 from capicua.server.ports import EventLog, MatchRecords
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ class Deps:
     """The app's parts as the routes see them.
 
     Given when the app is made: ``assets`` (the web folder as served), ``limits``
-    (the HTTP budgets, counted in ``budget`` while the app lives) and
+    (the HTTP budgets, counted in ``budgets`` while the app lives) and
     ``body_timeout`` (seconds for a request body to arrive). Set by the lifespan
     when the app starts (reading one before raises :class:`AttributeError`):
     the services below, and ``health``, the state of each part besides the store
@@ -56,7 +56,7 @@ class Deps:
         self.assets = assets
         self.limits = limits
         self.body_timeout = body_timeout
-        self.budget = Budget(
-            tables_per_guest=limits.tables_per_guest, tables_per_address=limits.tables_per_address,
-            guests_per_address=limits.guests_per_address,
-        )
+        # Counted in this process; in Redis once the app starts in cluster mode (capicua.server.app).
+        self.budgets: Budgets = LocalBudgets(limits)
+        # Whose address a request is counted on: behind trusted proxies, their X-Forwarded-For.
+        self.addresses = ClientAddresses()

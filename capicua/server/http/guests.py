@@ -14,7 +14,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from capicua.server.gateway.identity import NICKNAME_MAX, clean_nickname, token_ok
-from capicua.server.gateway.limits import client_key
 from capicua.server.http.body import MAX_BODY, read_json_body
 from capicua.server.http.deps import Deps
 from capicua.server.http.errors import HttpError, too_fast, unavailable
@@ -30,7 +29,8 @@ def routes(deps: Deps) -> list[BaseRoute]:
         try:
             known = await deps.guests.find(token)
             if known is None:
-                refused = deps.budget.take({"guests_per_address": client_key(request.client)})
+                address = deps.addresses.key(request.client, request.headers.getlist("x-forwarded-for"))
+                refused = await deps.budgets.take({"guests_per_address": address})
                 if refused is not None:
                     raise too_fast(deps.limits, refused)
             guest, token = await deps.guests.sign_in(nickname, token)

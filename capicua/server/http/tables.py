@@ -21,7 +21,6 @@ from starlette.routing import BaseRoute, Route
 
 from capicua.engine.rules import Rules
 from capicua.server.gateway.identity import Guest
-from capicua.server.gateway.limits import client_key
 from capicua.server.http.body import MAX_BODY, read_json_body
 from capicua.server.http.deps import Deps
 from capicua.server.http.errors import HttpError, too_fast, unavailable
@@ -39,7 +38,7 @@ DEFAULT_LEVEL = "medio"
 def routes(deps: Deps) -> list[BaseRoute]:
     async def create_table(request: Request) -> Response:
         ask = parse_table_request(await read_json_body(request, MAX_BODY, deps.body_timeout))
-        address = client_key(request.client)
+        address = deps.addresses.key(request.client, request.headers.getlist("x-forwarded-for"))
         try:
             known = await deps.guests.find(ask.token)
             keys = {"tables_per_address": address}
@@ -47,12 +46,12 @@ def routes(deps: Deps) -> list[BaseRoute]:
                 keys["tables_per_guest"] = known.player
             else:
                 keys["guests_per_address"] = address
-            refused = deps.budget.take(keys)
+            refused = await deps.budgets.take(keys)
             if refused is not None:
                 raise too_fast(deps.limits, refused)
             guest, token = await deps.guests.sign_in(ask.nickname, ask.token)
             if known is None:  # its first table counts against it too
-                deps.budget.windows["tables_per_guest"].take(guest.player)
+                await deps.budgets.count("tables_per_guest", guest.player)
             shell = await deps.tables.open(
                 ask.preset, ask.options, table_seats(ask, guest), private=ask.private,
                 host=guest.player if ask.private else None,

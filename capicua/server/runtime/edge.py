@@ -25,12 +25,12 @@ from typing import Any
 
 from websockets.exceptions import WebSocketException
 
+from capicua.server.runtime.connections import MAX_CONNECTIONS, REFUSAL, Refusals
 from capicua.server.runtime.drain import SHUTDOWN_S
 
 HEADER_TIMEOUT = 10.0  # seconds for a request's headers
 KEEP_ALIVE = 5  # seconds an idle keep-alive connection is kept (uvicorn's default, made explicit)
 WS_PING = 20.0  # seconds between websocket pings; a socket that misses one pong for as long is closed
-LIMIT_CONCURRENCY = 1024  # connections + requests at once; more get 503 (the process bound)
 MAX_WS_MESSAGE = 65536  # bytes; uvicorn closes a socket whose message is larger (1009)
 # Bytes of a request's line and headers (h11's and Node's default): a page and the
 # API need well under 2 KiB; httptools alone takes any size (70 kB was accepted).
@@ -40,9 +40,13 @@ MAX_HEADER_BYTES = 16384
 class HeadersTooLarge(Exception):
     """Raised inside the parser's callbacks: the request is answered 431."""
 
-def header_timeout_protocol(seconds: float, max_header_bytes: int = MAX_HEADER_BYTES) -> type[asyncio.Protocol]:
+def header_timeout_protocol(
+    seconds: float, max_header_bytes: int = MAX_HEADER_BYTES, refusals: Refusals | None = None,
+) -> type[asyncio.Protocol]:
     """uvicorn's httptools protocol (``uvicorn[standard]`` brings httptools) with a
-    ``seconds`` deadline on request headers and at most ``max_header_bytes`` of them."""
+    ``seconds`` deadline on request headers and at most ``max_header_bytes`` of them;
+    a connection past ``refusals.bound`` connections is answered 503 with ``Retry-After``
+    and closed before any of it is read (capicua.server.runtime.connections)."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class HeaderTimeoutProtocol(HttpToolsProtocol):
@@ -51,6 +55,7 @@ def header_timeout_protocol(seconds: float, max_header_bytes: int = MAX_HEADER_B
         _header_timer: asyncio.TimerHandle | None = None
         _header_bytes = 0
         _headers_too_large = False
+        _refused = False
 
         def on_message_begin(self) -> None:
             self._header_bytes = 0
@@ -83,7 +88,7 @@ def header_timeout_protocol(seconds: float, max_header_bytes: int = MAX_HEADER_B
             self.transport.close()
 
         def data_received(self, data: bytes) -> None:
-            if not self._headers_too_large:  # refused: the rest of what it sends is not read
+            if not (self._headers_too_large or self._refused):  # refused: the rest of what it sends is not read
                 super().data_received(data)
 
         def _arm(self) -> None:
@@ -102,6 +107,14 @@ def header_timeout_protocol(seconds: float, max_header_bytes: int = MAX_HEADER_B
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
+            if refusals is not None:
+                if len(self.connections) > refusals.bound:
+                    self._refused = True
+                    refusals.refuse()
+                    transport.write(REFUSAL)
+                    transport.close()
+                    return
+                refusals.accepted()
             self._arm()
 
         def on_headers_complete(self) -> None:
@@ -157,10 +170,12 @@ def uvicorn_config(
     port: int = 8000,
     log_level: str = "info",
     header_timeout: float = HEADER_TIMEOUT,
-    limit_concurrency: int | None = LIMIT_CONCURRENCY,
+    max_connections: int | None = MAX_CONNECTIONS,
     log_config: dict[str, Any] | None = None,
 ) -> Any:
-    """The ``uvicorn.Config`` the server runs with: every connection has a bound in time.
+    """The ``uvicorn.Config`` the server runs with: every connection has a bound in time,
+    and at most ``max_connections`` are held at once (None: no bound; ``capicua serve``
+    gives :func:`capicua.server.runtime.connections.connection_bound`).
     ``log_config``: a :func:`logging.config.dictConfig` dict for uvicorn to apply
     (``capicua serve``: :func:`capicua.server.runtime.logsetup.log_config`); uvicorn's own when None."""
     import uvicorn
@@ -172,9 +187,8 @@ def uvicorn_config(
         port=port,
         log_level=log_level,
         lifespan="on",
-        http=header_timeout_protocol(header_timeout),
+        http=header_timeout_protocol(header_timeout, refusals=None if max_connections is None else Refusals(max_connections)),
         timeout_keep_alive=KEEP_ALIVE,
-        limit_concurrency=limit_concurrency,
         ws_max_size=MAX_WS_MESSAGE,
         # permessage-deflate: a player's whole cubano match is ~28 kB on the wire instead
         # of ~480 kB (players pay for mobile data). uvicorn's sans-I/O websockets keep a
