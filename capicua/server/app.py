@@ -28,9 +28,11 @@ from typing import TYPE_CHECKING
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
+from capicua.server import metrics
 from capicua.server.adapters.botpool import PoolBots, RenewingPool, pool_state
 from capicua.server.adapters.honours import StandingsLog
 from capicua.server.adapters.memory import LocalBus, LoopClock
+from capicua.server.adapters.redis_limits import RedisBudgets
 from capicua.server.adapters.sql import StoreGuests
 from capicua.server.analyst import Analyst
 from capicua.server.gateway.identity import Guests
@@ -43,7 +45,6 @@ from capicua.server.gateway.limits import (
     TABLES_PER_GUEST,
     ClientAddresses,
     HttpLimits,
-    RedisBudgets,
 )
 from capicua.server.gateway.sockets import SocketLimits, Sockets
 from capicua.server.http.compress import GzipAnswers
@@ -190,7 +191,7 @@ def create_app(
         await asyncio.to_thread(store.migrate)
         redis = redis_client(redis_url) if redis_url else None
         if redis is not None:  # the HTTP budgets hold across the cluster's processes
-            deps.budgets = RedisBudgets(deps.limits, redis)
+            deps.budgets = RedisBudgets(deps.limits, redis, on_error=metrics.redis_error)
         own_executor = executor is None
         # A pool of its own is replaced when a worker dies (capicua.server.adapters.botpool.RenewingPool).
         pool = RenewingPool(default_executor, "bots") if executor is None else executor
@@ -210,6 +211,8 @@ def create_app(
         deps.log, deps.records = event_log, event_log
         deps.replays = Replays(event_log, event_log)  # built off the loop, kept while the app runs
         deps.sockets = Sockets(tables, bus, guests, limits, deps.addresses)
+        metrics.watch(tables_owned=lambda: len(tables.shells),
+                      sockets=lambda: sum(deps.sockets.per_client.counts.values()))
         deps.health = lambda: {"bots": pool_state(pool), "analysis": pool_state(analysis_pool)}
         deps.ready_checks = {"store": lambda: asyncio.to_thread(store_answers, store)}
         if redis is not None:

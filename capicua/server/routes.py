@@ -15,9 +15,10 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, WebSocketRoute
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
+from capicua.server import metrics
 from capicua.server.http import (
     analysis,
     catalogue,
@@ -40,6 +41,10 @@ def routes(deps: Deps) -> list[BaseRoute]:
     async def websocket(ws: WebSocket) -> None:
         await deps.sockets.serve(ws)
 
+    async def metrics_page(request: Request) -> Response:
+        # Scraped from each process directly: the balancer does not forward it (deploy/haproxy.cfg).
+        return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE)
+
     return [
         *static.routes(deps),  # the pages and the static files
         *replay.routes(deps),
@@ -50,6 +55,7 @@ def routes(deps: Deps) -> list[BaseRoute]:
         *guests.routes(deps),
         *standings.routes(deps),
         *tables.routes(deps),
+        Route("/metrics", metrics_page),
         WebSocketRoute("/ws", websocket),
     ]
 

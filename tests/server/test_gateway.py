@@ -27,8 +27,9 @@ GATEWAY = Path(__file__).resolve().parents[2] / "capicua" / "server" / "gateway"
 # What the socket tier may import besides the standard library and Starlette: the
 # ports, the protocol's messages, its own modules, and the log's context (which
 # table a socket's log lines name).
+# logsetup and metrics: the process's log context and its counters, which import nothing of the server.
 GATEWAY_MAY_IMPORT = ("capicua.server.ports", "capicua.table.protocol", "capicua.server.gateway",
-                      "capicua.server.runtime.logsetup")
+                      "capicua.server.runtime.logsetup", "capicua.server.metrics")
 
 
 class _NoBots:

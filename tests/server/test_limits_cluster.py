@@ -20,7 +20,8 @@ from conftest import WSClient
 from serveprocess import ServeProcess
 from websockets.exceptions import ConnectionClosed
 
-from capicua.server.gateway.limits import ClientAddresses, HttpLimits, RedisBudgets
+from capicua.server.adapters.redis_limits import RedisBudgets
+from capicua.server.gateway.limits import ClientAddresses, HttpLimits
 from capicua.server.runtime.connections import connection_bound
 
 pytestmark = pytest.mark.xdist_group("server")

@@ -27,11 +27,13 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from capicua.server import metrics
 from capicua.server.gateway.conns import ConnIds, Listener
 from capicua.server.gateway.identity import Guest, Guests
 from capicua.server.gateway.limits import (
@@ -120,6 +122,7 @@ class _Session:
         self.guest_key: str | None = None
         self.limiter = SlidingWindow(*owner.limits.rate)
         self.waiting: asyncio.Task[None] | None = None  # a hello tried again until the store answers
+        self.asked_at: float | None = None  # when its oldest intent not yet answered by a frame was sent
 
     def put(self, text: str) -> None:
         """A frame for this client: never blocks."""
@@ -128,6 +131,9 @@ class _Session:
         if self.queue.qsize() >= MAX_QUEUE:
             self.close()
             return
+        if self.asked_at is not None:
+            metrics.intent_answered(time.monotonic() - self.asked_at)
+            self.asked_at = None
         self.queue.put_nowait(text)
 
     def close(self) -> None:
@@ -197,6 +203,9 @@ class _Session:
             self.error(Code.INTERNAL, "the table stopped; reload")
             self.close()
         else:
+            if self.asked_at is None:  # the first frame back ends the wait (capicua_intent_frame_seconds)
+                self.asked_at = time.monotonic()
+            metrics.intent()
             self.owner.tables.send(self.route, FromConn(self.conn, intent))
 
     async def _hello(self, hello: protocol.Hello) -> None:

@@ -27,6 +27,8 @@ import resource
 import time
 from typing import Any
 
+from capicua.server import metrics
+
 log = logging.getLogger("capicua.server")
 
 MAX_CONNECTIONS = 10_000  # connections at once (HTTP and websockets), when the descriptors allow it
@@ -73,6 +75,7 @@ class Refusals:
             log.warning("at the bound of %d connections: refusing new ones with 503 until some close", self.bound)
         self.refused += 1
         self.total += 1
+        metrics.connection_refused()
 
     def accepted(self) -> None:
         if self.refused:
