@@ -4,7 +4,9 @@ adapters implement them, and the composition root (:mod:`capicua.server.app`)
 hands each part the ports it uses, typed, so mypy proves every adapter fits.
 
 - :class:`EventLog` stores table logs: fenced appends (the caller names how
-  many entries it has seen; a stale append is refused) and loads.
+  many entries it has seen and the epoch of its lease; a stale append is refused) and loads.
+- :class:`Leases` says which process owns a table: a lease with an epoch that grows
+  with every new holder (the fencing token the log checks).
 - :class:`MatchRecords` reads the records of a table's matches, as its appends stored them.
 - :class:`Bus` carries a table's messages to the sockets of an audience
   (:data:`~capicua.table.protocol.ToGateway`: frames, what a socket hears, owner changes).
@@ -21,13 +23,15 @@ In-process implementations: :mod:`capicua.server.adapters.memory` (log, bus,
 clock), :mod:`capicua.server.adapters.sql` (the log, records and guests in the
 SQL store), :mod:`capicua.server.adapters.honours` (standings),
 :mod:`capicua.server.adapters.botpool` (bots), :class:`capicua.server.registry.Tables`
-(the router, the live matches), :class:`capicua.server.analyst.Analyst` (hand ends). A cluster puts
-PostgreSQL and Redis behind the same interfaces.
+(the router, the live matches), :class:`capicua.server.analyst.Analyst` (hand ends),
+:class:`capicua.server.adapters.memory.LocalLeases` (one process owns every table). A cluster puts
+PostgreSQL and Redis behind the same interfaces: :class:`capicua.server.adapters.leases.SqlLeases`
+(leases in the database, on its clock).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -37,6 +41,11 @@ from capicua.table.protocol import Route, ToGateway, ToTable
 
 class StaleAppend(Exception):
     """Another writer appended to this table's log first: this copy of the table is stale."""
+
+
+class Fenced(StaleAppend):
+    """The writer's lease of the table is gone: another process took it (a newer epoch).
+    Nothing was written; this copy of the table must stop and say nothing more."""
 
 
 class LogUnavailable(Exception):
@@ -66,10 +75,14 @@ class EventLog(Protocol):
         """Store a new table whose log is ``[open_entry]``."""
 
     async def append(
-        self, table_id: str, expected: int, entries: list[dict[str, Any]], projection: Projection | None
+        self, table_id: str, expected: int, entries: list[dict[str, Any]], projection: Projection | None,
+        epoch: int,
     ) -> None:
         """Append ``entries`` after the ``expected`` entries already stored, and update
-        the table's row. Raises :class:`StaleAppend` or :class:`LogUnavailable`."""
+        the table's row, by the holder of the table's lease at ``epoch``. A log whose
+        leases are shared (a cluster) checks that epoch in the same transaction as it
+        writes. Raises :class:`StaleAppend` (:class:`Fenced`: the lease is another's)
+        or :class:`LogUnavailable`."""
 
     async def load(self, table_id: str) -> list[dict[str, Any]] | None:
         """The table's whole log (migrated to the current format), or ``None``."""
@@ -80,6 +93,45 @@ class EventLog(Protocol):
     @property
     def healthy(self) -> bool:
         """False while the last write failed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """Process ``owner`` runs table ``table`` under ``epoch``: the epoch grows by one
+    each time the lease is taken (never reused), so an append made under an older
+    one is refused. ``took_over``: taken from another owner whose lease ran out
+    (it did not release it: it died, or it is paused)."""
+
+    table: str
+    owner: str
+    epoch: int
+    took_over: bool = False
+
+
+class Leases(Protocol):
+    """Which process owns each live table. A process runs a table only while it holds
+    its lease, and renews it every :attr:`ttl_ms` / 3."""
+
+    @property
+    def owner(self) -> str:
+        """This process, as an owner (``--node-id``)."""
+
+    @property
+    def ttl_ms(self) -> int:
+        """How long a lease lasts unless renewed."""
+
+    async def acquire(self, table_id: str) -> Lease | None:
+        """Take the table's lease when it is free, ran out or is this process's own
+        (its epoch one more than the last); else the live holder's lease (its
+        ``owner`` another process). ``None``: no such table. Raises :class:`LogUnavailable`."""
+
+    async def renew(self, held: Sequence[Lease]) -> list[Lease]:
+        """Extend each of ``held`` still this process's at its epoch; returns the ones
+        lost (another process took them). Raises :class:`LogUnavailable`."""
+
+    async def release(self, lease: Lease) -> None:
+        """Give the lease up (the table left memory): the next process to want the
+        table takes it at once. Raises :class:`LogUnavailable`."""
 
 
 class MatchRecords(Protocol):

@@ -5,7 +5,9 @@ time and, for each, in this order:
 
 1. asks the core what changes (``core.handle(command, clock.now_ms())``);
 2. appends the entries to the event log, naming how many it holds already
-   (a stale append stops this copy of the table); while the log cannot be
+   and the epoch of the table's lease (a stale append stops this copy of the
+   table; a fenced one, made after another process took the lease, drops it
+   without a word: nothing of it was stored); while the log cannot be
    written the table is *paused*: it says so to everyone, keeps the change
    unsent and unsaid, and retries until the store is back;
 3. tells each socket whose audience changed what it hears now (a
@@ -36,7 +38,9 @@ from capicua.server.ports import (
     Bus,
     Clock,
     EventLog,
+    Fenced,
     HandEnds,
+    Lease,
     LogUnavailable,
     StaleAppend,
     Standings,
@@ -86,6 +90,7 @@ class TableShell:
         self,
         core: TableCore,
         stored: int,
+        lease: Lease,
         event_log: EventLog,
         bus: Bus,
         clock: Clock,
@@ -97,6 +102,7 @@ class TableShell:
         self.core = core
         self.id = core.id
         self.stored = stored  # entries of this table in the log
+        self.lease = lease  # this process runs the table under it; appends carry its epoch
         self.log = event_log
         self.bus = bus
         self.clock = clock
@@ -162,6 +168,11 @@ class TableShell:
         if not self.stopped:
             # Its sockets stop hearing it; what they say next is answered by their gateway.
             self.bus.publish(self.id, ALL, OwnerChanged(self.id, None))
+        await self.drop()
+
+    async def drop(self) -> None:
+        """Stop without a word: the lease is another process's now, which speaks for the
+        table (its sockets, on a bus shared with it, must hear nothing of this copy)."""
         self.stopped = True
         for handle in self._timers.values():
             handle.cancel()
@@ -193,6 +204,11 @@ class TableShell:
             return False
         try:
             await self._persist(out)
+        except Fenced:
+            log.warning("table %s: its lease was taken by another process; this copy drops it", self.id)
+            self.on_stop(self)
+            await self.drop()
+            return False
         except StaleAppend:
             log.warning("table %s: another copy wrote its log; this one stops", self.id)
             await self._fail(Code.INTERNAL, "the table moved; reload")
@@ -214,7 +230,9 @@ class TableShell:
         attempt = 0
         while True:
             try:
-                await self.log.append(self.id, self.stored, write_log(out.entries), out.projection)
+                await self.log.append(
+                    self.id, self.stored, write_log(out.entries), out.projection, self.lease.epoch
+                )
                 break
             except LogUnavailable:
                 if not self.paused:

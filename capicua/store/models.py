@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -84,6 +85,20 @@ class TableEventRow(Base):
     seq: Mapped[int] = mapped_column(Integer)
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class TableLeaseRow(Base):
+    """Which process owns a table (:class:`capicua.server.adapters.leases.SqlLeases`):
+    ``owner`` holds it under ``epoch`` until ``expires_at`` (the database's clock).
+    The row outlives its holder: a released lease keeps its epoch (``owner`` empty), so
+    the next holder's epoch is always greater than any before it."""
+
+    __tablename__ = "table_leases"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(120))
+    epoch: Mapped[int] = mapped_column(BigInteger)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class MatchRow(Base):

@@ -3,7 +3,11 @@ tables in one transaction), load it, and read a table's row.
 
 The log lives in ``table_events`` (one row per entry, numbered from 1; the
 unique ``(table_id, seq)`` is the fence: an entry number written twice fails
-the append as stale). ``tables`` and ``table_seats`` are listing rows kept up to
+the append as stale). An append made under a lease (a cluster's, ``epoch`` set)
+is fenced by the lease too: in the same transaction as it writes, it reads the
+table's ``table_leases`` row under a share lock and is refused (:class:`FencedLog`)
+unless the row's epoch is its own, so once another process took the lease (which
+updates that row, waiting for the appends in flight) the old holder writes nothing. ``tables`` and ``table_seats`` are listing rows kept up to
 date from each append's projection, and ``matches`` keeps each match's
 record. Synchronous: :class:`capicua.server.adapters.sql.StoreLog` calls these from
 its writer thread.
@@ -23,6 +27,7 @@ from capicua.store import Store, iso_utc, standings
 from capicua.store.models import (
     MatchRow,
     TableEventRow,
+    TableLeaseRow,
     TableRow,
     TableSeatRow,
 )
@@ -33,13 +38,19 @@ class StaleLog(Exception):
     """An entry number of the append is already written."""
 
 
+class FencedLog(Exception):
+    """The append's lease epoch is no longer the table's: another process holds it."""
+
+
 @dataclass(slots=True)
 class Append:
-    """Entries ``first_seq, first_seq + 1, …`` of a table, and what its rows say now."""
+    """Entries ``first_seq, first_seq + 1, …`` of a table, and what its rows say now;
+    ``epoch``: the lease it is written under (``None``: one process, no lease row)."""
 
     table_id: str
     first_seq: int
     entries: list[dict[str, Any]]
+    epoch: int | None = None
     status: str | None = None
     scores: list[int] | None = None
     match_number: int | None = None
@@ -91,13 +102,13 @@ def _write_seats(s: Any, table_id: str, seats: list[dict[str, Any]]) -> None:
 def append_many(store: Store, appends: list[Append]) -> list[Exception | None]:
     """Write every append in one transaction; when that fails on a stale entry,
     write them one by one so that only the stale ones fail. Returns, per append,
-    ``None`` or the :class:`StaleLog` it met. Other database errors propagate."""
+    ``None``, the :class:`StaleLog` it met, or :class:`FencedLog` (its lease is
+    another's: nothing of it written). Other database errors propagate."""
     if not appends:
         return []
     try:
         with store.engine.begin() as conn:
-            _write(conn, appends)
-        return [None] * len(appends)
+            return _write_fenced(conn, appends)
     except IntegrityError:
         if len(appends) == 1:
             return [StaleLog(f"entry {appends[0].first_seq} of {appends[0].table_id} is already written")]
@@ -105,11 +116,43 @@ def append_many(store: Store, appends: list[Append]) -> list[Exception | None]:
     for a in appends:
         try:
             with store.engine.begin() as conn:
-                _write(conn, [a])
-            results.append(None)
+                results.extend(_write_fenced(conn, [a]))
         except IntegrityError:
             results.append(StaleLog(f"entry {a.first_seq} of {a.table_id} is already written"))
     return results
+
+
+def _write_fenced(conn: Any, appends: list[Append]) -> list[Exception | None]:
+    """Write the appends whose lease still holds (checked in this transaction), and
+    say per append ``None`` or the :class:`FencedLog` that kept it out."""
+    fenced = _fenced(conn, appends)
+    kept = [a for i, a in enumerate(appends) if i not in fenced]
+    if kept:
+        _write(conn, kept)
+    return [
+        FencedLog(f"{a.table_id}: the lease of epoch {a.epoch} is another's now") if i in fenced else None
+        for i, a in enumerate(appends)
+    ]
+
+
+def _fenced(conn: Any, appends: list[Append]) -> set[int]:
+    """Which appends (by index) are made under a lease epoch that is not the table's
+    now. The lease rows are read under a share lock, in table order: a takeover
+    (which updates the row) waits until this transaction ends, and this one reads
+    the row as the takeover left it if it came first. SQLite has no row locks (its
+    writer lock covers the whole database) and reads plainly."""
+    leased = sorted({a.table_id for a in appends if a.epoch is not None})
+    if not leased:
+        return set()
+    found = dict(
+        conn.execute(
+            select(TableLeaseRow.table_id, TableLeaseRow.epoch)
+            .where(TableLeaseRow.table_id.in_(leased))
+            .order_by(TableLeaseRow.table_id)
+            .with_for_update(read=True)
+        ).all()
+    )
+    return {i for i, a in enumerate(appends) if a.epoch is not None and found.get(a.table_id) != a.epoch}
 
 
 def _write(conn: Any, appends: list[Append]) -> None:

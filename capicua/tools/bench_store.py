@@ -81,7 +81,7 @@ async def _table(
         entry = {"op": "action", "seat": n % 4, "action": {"play": [n % 10, 9], "end": "left"}, "table_seq": n}
         projection = Projection("playing", [n, 0], 1, None, None) if every and n % every == 0 else None
         t0 = time.perf_counter()
-        await log.append(table_id, n, [entry], projection)
+        await log.append(table_id, n, [entry], projection, epoch=1)
         lat.append(1000 * (time.perf_counter() - t0))
         tick()
 

@@ -270,7 +270,7 @@ def test_a_table_is_loaded_off_the_event_loop(monkeypatch: pytest.MonkeyPatch, t
         log = StoreLog(store)
         for table in (entries, lean):
             await log.create(table[0]["table"], table[0])
-            await log.append(table[0]["table"], 1, table[1:], None)
+            await log.append(table[0]["table"], 1, table[1:], None, epoch=1)
         tables = Tables(log, LocalBus(), LoopClock(), _NoBots())
         stalls: list[float] = []
         done = asyncio.Event()

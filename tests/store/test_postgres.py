@@ -63,13 +63,13 @@ def test_a_blocked_tables_commit_never_holds_up_another_table(pg_server: Any) ->
     locker.execute("SELECT 1 FROM tables WHERE id = %s FOR UPDATE", (blocked,))  # held until rollback
 
     async def main() -> None:
-        stuck = asyncio.create_task(log.append(blocked, 1, [{"op": "say", "seat": 0}], None))
+        stuck = asyncio.create_task(log.append(blocked, 1, [{"op": "say", "seat": 0}], None, epoch=1))
         started = time.monotonic()
         while await asyncio.to_thread(waiting_locks, url) == 0:  # the blocked append waits for the row
             assert time.monotonic() - started < GUARD_S and not stuck.done()
             await asyncio.sleep(0.02)
         t0 = time.perf_counter()
-        await asyncio.wait_for(log.append(free, 1, [{"op": "say", "seat": 1}], None), GUARD_S)
+        await asyncio.wait_for(log.append(free, 1, [{"op": "say", "seat": 1}], None, epoch=1), GUARD_S)
         print(f"the free table's append took {1000 * (time.perf_counter() - t0):.1f} ms beside a blocked one")
         assert not stuck.done()
         locker.rollback()
@@ -102,16 +102,16 @@ def test_many_tables_on_several_writers_keep_every_log_whole_and_fenced(database
 
     async def play(table_id: str) -> None:
         for n in range(1, 21):
-            await log.append(table_id, n, [{"op": "say", "seat": n % 4, "n": n}], None)
+            await log.append(table_id, n, [{"op": "say", "seat": n % 4, "n": n}], None, epoch=1)
 
     async def main() -> None:
         await asyncio.gather(*(play(t) for t in tables))
         with pytest.raises(StaleAppend):
-            await log.append(tables[0], 5, [{"op": "say", "seat": 0, "n": -1}], None)
+            await log.append(tables[0], 5, [{"op": "say", "seat": 0, "n": -1}], None, epoch=1)
         # Two copies of a table append the same position at once: one of them wins.
         got = await asyncio.gather(
-            log.append(tables[1], 21, [{"op": "say", "seat": 0, "n": 21}], None),
-            log.append(tables[1], 21, [{"op": "say", "seat": 0, "n": -21}], None),
+            log.append(tables[1], 21, [{"op": "say", "seat": 0, "n": 21}], None, epoch=1),
+            log.append(tables[1], 21, [{"op": "say", "seat": 0, "n": -21}], None, epoch=1),
             return_exceptions=True,
         )
         assert sorted(type(g).__name__ for g in got) == ["NoneType", "StaleAppend"]

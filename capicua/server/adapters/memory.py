@@ -36,8 +36,10 @@ class MemoryLog:
         self.logs[table_id] = [open_entry]
 
     async def append(
-        self, table_id: str, expected: int, entries: list[dict[str, Any]], projection: Projection | None
+        self, table_id: str, expected: int, entries: list[dict[str, Any]], projection: Projection | None,
+        epoch: int,
     ) -> None:
+        """In one process: fenced by ``expected`` (no lease is shared, ``epoch`` is not checked)."""
         log = self.logs[table_id]
         if len(log) != expected:
             raise StaleAppend(f"{table_id} holds {len(log)} entries, not {expected}")

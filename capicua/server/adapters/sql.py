@@ -8,7 +8,9 @@ are sharded by table id over a few writer threads; each takes every append
 waiting in its shard at that moment and writes them in one transaction (group
 commit), so one table's appends stay in order and tables do not queue behind
 each other's round trips, and on PostgreSQL the shards commit in parallel.
-Reads run in threads of their own.
+Reads run in threads of their own. A cluster's log (``leased=True``) fences
+every append by its lease epoch too, in the append's own transaction
+(:mod:`capicua.store.tablelogs`, :class:`~capicua.server.adapters.leases.SqlLeases`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from capicua.engine import make_rules
-from capicua.server.ports import LogUnavailable, StaleAppend, TableInfo
+from capicua.server import metrics
+from capicua.server.ports import Fenced, LogUnavailable, StaleAppend, TableInfo
 from capicua.store import Store, tablelogs
 from capicua.table.log import Projection, match_seed
 
@@ -49,11 +52,16 @@ class StoreLog:
 
     ``writers`` threads (default :func:`default_writers`) each own the tables whose id
     hashes to them (crc32, so a table always lands on the same one): a table's
-    appends are written in the order they were made, by one thread."""
+    appends are written in the order they were made, by one thread. ``leased``:
+    the tables' leases are rows of this store (a cluster): an append whose epoch is
+    not its table's lease's is refused (:class:`~capicua.server.ports.Fenced`)."""
 
-    def __init__(self, store: Store, max_batch: int = 256, writers: int | None = None) -> None:
+    def __init__(
+        self, store: Store, max_batch: int = 256, writers: int | None = None, leased: bool = False
+    ) -> None:
         self.store = store
         self.max_batch = max_batch
+        self.leased = leased
         self._healthy = True
         count = default_writers(store) if writers is None else writers
         if count < 1:
@@ -109,9 +117,10 @@ class StoreLog:
         self._healthy = True
 
     async def append(
-        self, table_id: str, expected: int, entries: list[dict[str, Any]], projection: Projection | None
+        self, table_id: str, expected: int, entries: list[dict[str, Any]], projection: Projection | None,
+        epoch: int,
     ) -> None:
-        a = tablelogs.Append(table_id, expected + 1, entries)
+        a = tablelogs.Append(table_id, expected + 1, entries, epoch if self.leased else None)
         if projection is not None:
             a.status = projection.status
             a.scores = projection.scores
@@ -173,13 +182,19 @@ class StoreLog:
             self._healthy = True
         except SQLAlchemyError as exc:
             self._healthy = False
+            metrics.store_error()
             reason = str(exc).splitlines()[0]
             log.warning("the store cannot be written: %s", reason)
             results = [LogUnavailable(reason)] * len(batch)
         for (_, fut, loop), result in zip(batch, results, strict=True):
             error: Exception | None = result
-            if isinstance(result, tablelogs.StaleLog):
+            if result is None:
+                metrics.appended()
+            elif isinstance(result, tablelogs.StaleLog):
                 error = StaleAppend(str(result))
+            elif isinstance(result, tablelogs.FencedLog):
+                metrics.fenced()
+                error = Fenced(str(result))
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
                 loop.call_soon_threadsafe(_settle, fut, error)
 
