@@ -12,21 +12,18 @@ from typing import Any
 
 from capicua.bots import decide
 from capicua.table import protocol
-from capicua.table.core import (
+from capicua.table.commands import (
     AskBot,
     BotAnswer,
     CancelTimer,
     Command,
-    CoreConfig,
-    FromConn,
-    Join,
-    Leave,
     Outcome,
     StartTimer,
-    TableCore,
     TimerFired,
 )
+from capicua.table.core import CoreConfig, TableCore
 from capicua.table.log import Open, read_log, write_log
+from capicua.table.protocol import FromConn, Join, Leave
 
 T0 = 1_700_000_000_000
 

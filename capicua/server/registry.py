@@ -43,7 +43,8 @@ from capicua.server.ports import (
     Standings,
 )
 from capicua.server.shell import TableShell
-from capicua.table.core import CoreConfig, Reopen, TableCore
+from capicua.table.commands import Reopen
+from capicua.table.core import CoreConfig, TableCore
 from capicua.table.log import DEFAULT_GRACE, DEFAULT_TURN_TIMER, Open, read_log
 from capicua.table.protocol import ALL, OwnerChanged, Route, ToTable, conn_audience
 

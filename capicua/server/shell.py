@@ -47,7 +47,7 @@ from capicua.server.ports import (
     TimerHandle,
 )
 from capicua.table import protocol
-from capicua.table.core import (
+from capicua.table.commands import (
     AskBot,
     BotAnswer,
     CancelTimer,
@@ -55,9 +55,9 @@ from capicua.table.core import (
     Outcome,
     PlayerLevels,
     StartTimer,
-    TableCore,
     TimerFired,
 )
+from capicua.table.core import TableCore
 from capicua.table.fairness import hand_to_verify
 from capicua.table.log import write_log
 from capicua.table.protocol import (

@@ -14,8 +14,8 @@ import pytest
 from tablesim import NEIGHBOURS, Sim, empty, human
 
 from capicua.table import protocol
-from capicua.table.core import HANDOVER_FACTOR
 from capicua.table.protocol import Code
+from capicua.table.timers import HANDOVER_FACTOR
 
 FOUR = [human(0, "Ana", "p0"), human(1, "Beto", "p1", "cuca"), human(2, "Carla", "p2", "yoli"),
         human(3, "Dani", "p3", "fefa")]

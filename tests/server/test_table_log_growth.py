@@ -26,11 +26,8 @@ from capicua.server.adapters.sql import StoreLog
 from capicua.server.registry import Tables
 from capicua.store import Store
 from capicua.table import protocol
-from capicua.table.core import (
-    CoreConfig,
-    Reopen,
-    TableCore,
-)
+from capicua.table.commands import Reopen
+from capicua.table.core import CoreConfig, TableCore
 from capicua.table.log import read_log
 from capicua.table.protocol import ALL, PUBLIC
 

@@ -16,13 +16,9 @@ from tablesim import Sim, human, replayed
 from capicua.server.adapters.memory import LocalBus, MemoryLog
 from capicua.server.registry import Tables
 from capicua.table import protocol
-from capicua.table.core import (
-    RESUME_MIN_MS,
-    CoreConfig,
-    Reopen,
-    StartTimer,
-    TableCore,
-)
+from capicua.table.commands import Reopen, StartTimer
+from capicua.table.core import CoreConfig, TableCore
+from capicua.table.timers import RESUME_MIN_MS
 
 FOUR = [human(0, "Ana", "p0"), human(1, "Beto", "p1", "cuca"), human(2, "Carla", "p2", "yoli"),
         human(3, "Dani", "p3", "fefa")]

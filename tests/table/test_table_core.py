@@ -13,11 +13,7 @@ import pytest
 from tablesim import Sim, bot, empty, human, replayed
 
 from capicua.table import log, neighbours, protocol
-from capicua.table.core import (
-    BotAnswer,
-    Reopen,
-    TimerFired,
-)
+from capicua.table.commands import BotAnswer, Reopen, TimerFired
 from capicua.table.phrases import PHRASES
 from capicua.table.protocol import ALL, PUBLIC, Code, Join
 

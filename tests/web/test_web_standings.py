@@ -346,7 +346,7 @@ def test_after_a_match_against_the_neighbours_i_see_my_level_my_place_and_open_i
 def test_a_level_is_shown_only_for_the_guest_it_was_read_for_and_nothing_is_logged() -> None:
     from tablesim import Sim
 
-    from capicua.table.core import PlayerLevels
+    from capicua.table.commands import PlayerLevels
 
     sim = Sim()
     sim.join(1, "p_ana", "Ana")
