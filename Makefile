@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench bench-server bench-standings lint typecheck clean sim
+.PHONY: run test bench bench-server bench-standings lint typecheck clean sim cluster cluster-stop
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -14,6 +14,13 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/capicua serve
+
+# A cluster on this machine: redis, PostgreSQL, two servers, a worker, HAProxy (docs/deploy.md).
+cluster: $(STAMP)
+	bash scripts/cluster.sh
+
+cluster-stop:
+	bash scripts/cluster.sh stop
 
 test: $(STAMP)
 	bash scripts/ensure-system-deps.sh
@@ -40,4 +47,4 @@ typecheck: $(STAMP)
 	$(BIN)/mypy capicua
 
 clean:
-	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) data .cluster .pytest_cache .mypy_cache .ruff_cache
