@@ -2,18 +2,12 @@
 
 A finished match is replayed from its stored record through the engine: the
 record is re-validated (:func:`capicua.engine.replay`), then played again
-step by step, and every step is served as the live table would have sent it
-to a spectator (docs/protocol.md, "Replay"): an ``events`` frame built by
-:func:`capicua.table.protocol.batch_frame` with the spectator's view, in
-which ``revealed`` holds every seat's tiles at that moment (a replay shows
-every hand face up from the start). Each hand also carries its fairness
-proof (:func:`capicua.table.fairness.verify_record_hand`, the answer of
-``/api/verify``).
-
-The table log adds what the record does not hold: who made each move (the
-log's ``by``), the table as the match ended and what was said at the table
-during it (the ``said`` frames the table sent), each with the ``seq`` of the
-step it followed (:func:`capicua.server.http.matchaccess.rebuild_match`).
+step by step as a spectator of the live table would have seen it, every hand
+face up, with what the table's log adds (who moved, the table as the match
+ended, what was said): :mod:`capicua.table.replay`, the pure part (docs/protocol.md,
+"Replay"). This module is its HTTP shell: it reads the store, adds each hand's
+fairness proof (:func:`capicua.table.fairness.verify_record_hand`, the answer
+of ``/api/verify``), encodes, caches, and decides who may see it.
 
 A replay of a long match is megabytes of views. A finished match never
 changes, so :class:`Replays` builds each one once, in a worker thread —
@@ -37,7 +31,6 @@ import gzip
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,23 +38,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from capicua.engine import Match, RecordError, parse_action, replay, rules_from_json
+from capicua.engine import RecordError, replay
 from capicua.server.http.bigjson import GzipWriter
 from capicua.server.http.compress import takes_gzip
 from capicua.server.http.deps import Deps
 from capicua.server.http.errors import HttpError
-from capicua.server.http.matchaccess import (
-    REBUILD_ERRORS,
-    Access,
-    access_of,
-    rebuild_match,
-    share_link,
-)
+from capicua.server.http.matchaccess import Access, access_of, share_link
 from capicua.server.http.viewer import link_key, viewer
 from capicua.server.ports import EventLog, LogUnavailable, MatchRecords
-from capicua.table import protocol
-from capicua.table.core import AUTO, AUTOMATIC
+from capicua.table import replay as match_replay
 from capicua.table.fairness import VerifyError, verify_record_hand
+from capicua.table.log import read_log
 from capicua.table.protocol import table_id_ok
 
 log = logging.getLogger("capicua.server")
@@ -146,7 +133,7 @@ def build_encoded(stored: StoredMatch) -> Built:
         replay(stored.record)  # every recorded fact re-checked before anything is shown
     except RecordError as exc:
         raise HttpError(422, "bad_record", f"the stored record does not replay: {exc}") from exc
-    told = _told_by_the_log(stored.entries, stored.number)
+    told = _told(stored)
     access = access_of(stored.entries, stored.number, told.players)
     head: dict[str, Any] = {
         "table": told.table,
@@ -163,130 +150,27 @@ def build_encoded(stored: StoredMatch) -> Built:
         out.text(("," if i else "{") + json.dumps(key) + ":")
         out.value(value, depth=1)
     out.text(',"hands":[')
-    for i, hand in enumerate(_hands(stored.record, told)):
-        out.text("," if i else "")
-        out.value(hand, depth=2)
+    try:
+        for i, hand in enumerate(match_replay.hands(stored.record, told)):
+            out.text("," if i else "")
+            out.value({**hand, "proof": _proof(stored.record, hand["hand"])}, depth=2)
+    except match_replay.NotTheRecord as exc:
+        raise HttpError(422, "bad_record", str(exc)) from exc
     out.text("]}")
     gzipped, size = out.finish()
     return Built(gzipped, size, access)
 
 
-@dataclass(slots=True)
-class _Told:
-    """What the table log says of one match beyond its record."""
-
-    table: dict[str, Any] | None  # TABLE as a spectator of the finished match saw it
-    said: list[dict[str, Any]]  # the said frames of the match, in order
-    by: list[list[str]]  # per hand, who made each choice (the log's ``by``)
-    first_seq: int  # the table's seq before the match's first event
-    attribute: Callable[[dict[str, Any], str, int], dict[str, Any]] | None  # the core's attribution of a play
-    players: frozenset[str] | None  # the guests seated while it was played (None: the log did not rebuild)
-
-
-def _told_by_the_log(entries: list[dict[str, Any]], number: int) -> _Told:
-    """Rebuild the table from its log up to the match's end and keep what match ``number`` needs.
-
-    A log that cannot be rebuilt (it should not happen) leaves the replay without
-    talk, names and attributions: the record alone still replays."""
-    by = _choices_by(entries, number)
+def _told(stored: StoredMatch) -> match_replay.Told:
+    """What the table's log says of the match beyond its record. A log that cannot be
+    read or rebuilt (it should not happen) leaves the replay without talk, names and
+    attributions: the record alone still replays."""
     try:
-        end = rebuild_match(entries, number)
-    except REBUILD_ERRORS as exc:
-        table_id = entries[0].get("table") if entries else None
+        return match_replay.told_by_the_log(read_log(stored.entries), stored.number)
+    except match_replay.REBUILD_ERRORS as exc:
         log.warning("the log of table %s does not rebuild to match %d (%s: %s): its replay has no talk or names",
-                    table_id, number, type(exc).__name__, exc)
-        return _Told(None, [], by, 0, None, None)
-    core = end.core
-    table = {**core.table_state(), "status": "finished", "match_number": number, "watchers": 0, "deadline": None}
-    # A replay is nobody's live table: no presence, no stand-in playing now.
-    table["seats"] = [{k: v for k, v in s.items() if k not in ("connected", "stand_in")} for s in table["seats"]]
-    # The core's own attribution of a play (the log's by, a stand-in's name).
-    return _Told(table, end.said, by, end.first_seq, core.attributed, end.players)
-
-
-def _choices_by(entries: list[dict[str, Any]], number: int) -> list[list[str]]:
-    """Per hand of match ``number``, the ``by`` of each choice, as the log recorded it."""
-    match = 1
-    hands: list[list[str]] = []
-    for e in entries:
-        op = e.get("op")
-        if op == "rematch":
-            match += 1
-        elif match == number and op == "start_hand":
-            hands.append([])
-        elif match == number and op == "action" and hands:
-            hands[-1].append(str(e.get("by", "")))
-    return hands
-
-
-def _hands(record: dict[str, Any], told: _Told) -> Iterator[dict[str, Any]]:
-    """Every hand of the record, played again by the engine, one at a time: its steps
-    as events frames and its proof. Raises :class:`HttpError` after the last when
-    the engine's record of the match differs from the stored one."""
-    match = Match(rules_from_json(record["rules"]), record["seed"])
-    seq = told.first_seq
-    for index, rec in enumerate(record["hands"]):
-        by = told.by[index] if index < len(told.by) else []
-        frames: list[dict[str, Any]] = []
-        events = _start(match, rec)
-        seq = _step(match, events, seq, frames, lambda ev: ev)
-        choice = 0
-        for i, entry in enumerate(rec["actions"]):
-            if i < len(match.hand.actions):  # type: ignore[union-attr]
-                continue  # the engine made it itself (an automatic pass or draw)
-            who = by[choice] if choice < len(by) else ""
-            choice += 1
-            events = match.apply(entry["seat"], parse_action(_choice(entry), match.rules.max_pip))
-            seq = _step(match, events, seq, frames, _attribution(told, who, entry["seat"]))
-        yield {"hand": index + 1, "frames": frames, "proof": _proof(record, index + 1)}
-    if not _same_json(match.record(), record):
-        raise HttpError(422, "bad_record", "the replay does not give the stored record")
-
-
-def _start(match: Match, rec: dict[str, Any]) -> list[dict[str, Any]]:
-    """Deal the hand ``rec`` records as the record says it was dealt (the engine decides the rest)."""
-    # The seat that opened instead of the drawn one was present (RULES.md §1).
-    present = frozenset({rec["opener"]}) if rec["opener"] != rec.get("opener_drawn", rec["opener"]) else None
-    if rec.get("deal_source") == "given":
-        given = rec["given_deal"]
-        return match.start_hand_with_deal(given["hands"], given["sleeping"], rec.get("opener_given"), present)
-    return match.start_hand(present)
-
-
-def _choice(entry: dict[str, Any]) -> dict[str, Any]:
-    if "redeal" in entry:
-        return {"redeal": entry["redeal"]}
-    return {"tile": entry["play"], "end": entry.get("end")}
-
-
-def _attribution(told: _Told, who: str, seat: int) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    if told.attribute is None or not who:
-        return lambda ev: ev
-    attribute = told.attribute
-    return lambda ev: attribute(ev, who, seat)
-
-
-def _step(
-    match: Match, events: list[dict[str, Any]], seq: int, frames: list[dict[str, Any]],
-    attribute: Callable[[dict[str, Any]], dict[str, Any]],
-) -> int:
-    """One change as the live table numbers and sends it; returns the new seq."""
-    if not events:
-        return seq
-    numbered = []
-    for ev in events:
-        seq += 1
-        numbered.append((seq, {**ev, "by": AUTO} if ev["kind"] in AUTOMATIC else attribute(ev)))
-    frames.append(protocol.batch_frame(numbered, face_up_view(match)))
-    return seq
-
-
-def face_up_view(match: Match) -> dict[str, Any]:
-    """The spectator's view with every seat's tiles in ``revealed`` (each seat's own view gives them)."""
-    view = match.view(None)
-    if view["revealed"] is None:
-        view["revealed"] = [match.view(seat)["hand"] for seat in range(match.rules.players)]
-    return view
+                    stored.table_id, stored.number, type(exc).__name__, exc)
+        return match_replay.UNTOLD
 
 
 def _proof(record: dict[str, Any], hand: int) -> dict[str, Any] | None:
