@@ -18,8 +18,6 @@ import logging
 import math
 import multiprocessing
 import os
-import secrets
-import socket
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
@@ -31,6 +29,7 @@ from starlette.middleware import Middleware
 from capicua.server import metrics
 from capicua.server.adapters.botpool import PoolBots, RenewingPool, pool_state
 from capicua.server.adapters.honours import StandingsLog
+from capicua.server.adapters.leases import LocalLeases, SqlLeases, default_node_id
 from capicua.server.adapters.memory import LocalBus, LoopClock
 from capicua.server.adapters.redis_limits import RedisBudgets
 from capicua.server.adapters.sql import StoreGuests
@@ -51,6 +50,7 @@ from capicua.server.http.compress import GzipAnswers
 from capicua.server.http.deps import Deps
 from capicua.server.http.replay import Replays
 from capicua.server.http.static import WebAssets
+from capicua.server.ports import Bus, TableRouter
 from capicua.server.registry import Tables
 from capicua.server.routes import error_handlers, routes
 from capicua.server.runtime.connections import (
@@ -69,6 +69,8 @@ from capicua.table.core import CoreConfig
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
+
+    from capicua.server.adapters.redis_bus import RedisBus, RedisRouter
 
 log = logging.getLogger("capicua.server")
 
@@ -120,11 +122,6 @@ def _warm_bot_worker() -> None:
         warmup()
     except Exception as exc:  # the worker still works: its first search compiles what it needs
         log.warning("a bot worker starts cold: its warm-up failed (%s: %s)", type(exc).__name__, exc)
-
-
-def default_node_id() -> str:
-    """This process's name in a cluster: ``host:pid:random`` (unique even when a pid is reused)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
 
 
 def create_app(
@@ -195,22 +192,27 @@ def create_app(
         own_executor = executor is None
         # A pool of its own is replaced when a worker dies (capicua.server.adapters.botpool.RenewingPool).
         pool = RenewingPool(default_executor, "bots") if executor is None else executor
-        event_log = StandingsLog(store)  # the log, its matches' records and the standings: one store
+        # The log, its matches' records and the standings: one store. A cluster's appends
+        # are fenced by the tables' leases, rows of the same PostgreSQL (docs/architecture.md).
+        event_log = StandingsLog(store, leased=redis_url is not None)
         guest_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="capicua-guests")
         # Tests hand in one pool for everything; a server of its own analyses apart.
         analysis_pool = RenewingPool(analysis_executor, "analysis") if own_executor else pool
         analyst = Analyst(store, analysis_pool, duty=ANALYSIS_DUTY if own_executor else 1.0)
-        bus = LocalBus()
+        cluster = await ClusterPorts.start(redis_url, store, deps.node_id) if redis_url else None
+        bus: Bus = cluster.bus if cluster else LocalBus()
         # Every port typed (capicua.server.ports): mypy proves each adapter fits.
         tables = Tables(
             event_log, bus, LoopClock(), PoolBots(pool, bot_delay, bot_deadline),
             CoreConfig(auto_next_ms=next_ms), idle_ms=int(idle_s * 1000), standings=event_log, hand_ends=analyst,
+            leases=cluster.leases if cluster else LocalLeases(deps.node_id),
         )
+        router: TableRouter = await cluster.route_to(tables) if cluster else tables
         guests = Guests(StoreGuests(store, guest_threads))
         deps.store, deps.tables, deps.guests, deps.analyst = store, tables, guests, analyst
         deps.log, deps.records = event_log, event_log
         deps.replays = Replays(event_log, event_log)  # built off the loop, kept while the app runs
-        deps.sockets = Sockets(tables, bus, guests, limits, deps.addresses)
+        deps.sockets = Sockets(router, bus, guests, limits, deps.addresses)
         metrics.watch(tables_owned=lambda: len(tables.shells),
                       sockets=lambda: sum(deps.sockets.per_client.counts.values()))
         deps.health = lambda: {"bots": pool_state(pool), "analysis": pool_state(analysis_pool)}
@@ -231,6 +233,8 @@ def create_app(
         finally:
             watchdog.cancel()
             await tables.close()
+            if cluster is not None:
+                await cluster.close()
             await analyst.close()
             event_log.close()
             guest_threads.shutdown(wait=True)
@@ -243,6 +247,47 @@ def create_app(
 
     return Starlette(routes=routes(deps), lifespan=lifespan, middleware=[Middleware(GzipAnswers)],
                      exception_handlers=error_handlers(deps))
+
+
+class ClusterPorts:
+    """The ports one process of a cluster shares with the others: the tables' leases
+    in PostgreSQL, frames over Redis pub/sub and intents over a Redis Stream per owner
+    (:mod:`capicua.server.adapters.redis_bus`)."""
+
+    def __init__(self, redis_url: str, leases: SqlLeases, bus: RedisBus) -> None:
+        self.redis_url = redis_url
+        self.leases = leases
+        self.bus = bus
+        self.router: RedisRouter | None = None
+
+    @classmethod
+    async def start(cls, redis_url: str, store: Store, node_id: str) -> ClusterPorts:
+        from capicua.server.adapters.redis_bus import RedisBus
+
+        # A gap in a table's frames (Redis restarted, a message lost) is only logged
+        # for now: the sockets are not refilled from the log yet (issue 23, item 4).
+        bus = RedisBus(redis_url, on_gap=lambda table, last_seq: log.info(
+            "table %s: frames after seq %s may be lost on the bus", table, last_seq))
+        await bus.start()
+        return cls(redis_url, SqlLeases(store, node_id), bus)
+
+    async def route_to(self, tables: Tables) -> RedisRouter:
+        """The socket tier's router: a table's messages go to its lease holder."""
+        from capicua.server.adapters.redis_bus import RedisRouter
+
+        async def owner_of(table_id: str) -> str | None:
+            route = await tables.route(table_id)
+            return None if route is None else route.owner
+
+        self.router = RedisRouter(self.redis_url, tables.owner, owner_of, tables.send, bus=self.bus)
+        await self.router.start()
+        return self.router
+
+    async def close(self) -> None:
+        if self.router is not None:
+            await self.router.close()
+        await self.bus.close()
+        self.leases.close()
 
 
 def store_answers(store: Store) -> bool:
