@@ -19,7 +19,8 @@ answers that owner), renewed every third of its time while the table is here,
 given up when the table leaves memory or the process stops. A lease found lost
 at renewal drops the table without a word (the new owner speaks for it); one
 taken over from an owner that stopped renewing (it died, or it is paused) tells
-the table's sockets, wherever they are, that the owner changed.
+the table's sockets, wherever they are, that the owner changed; they say their
+hello again, and nobody is logged gone for it (:class:`~capicua.table.commands.TakeOver`).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from capicua.server.ports import (
     Standings,
 )
 from capicua.server.shell import TableShell
-from capicua.table.commands import Reopen
+from capicua.table.commands import Reopen, TakeOver
 from capicua.table.core import CoreConfig, TableCore
 from capicua.table.log import DEFAULT_GRACE, DEFAULT_TURN_TIMER, Open, read_log
 from capicua.table.protocol import ALL, OwnerChanged, Route, ToTable, conn_audience
@@ -84,6 +85,7 @@ class Tables:
         self.owner = self.leases.owner  # this process, as the owner a Route names
         self.held: dict[str, Lease] = {}  # the leases of the tables here (and being loaded)
         self._renewer: asyncio.Task[None] | None = None
+        self.closing = False  # stopping: no table is loaded any more
 
     # ------------------------------------------------------------ opening
 
@@ -121,9 +123,12 @@ class Tables:
         self.shells[core.id] = shell
         shell.start()
         if lease.took_over:
-            # Sockets that heard the owner before (on any gateway) now follow this one.
+            # Sockets that heard the owner before (on any gateway) now follow this one
+            # and say their hello again: nobody is logged gone for the failover.
             self.bus.publish(core.id, ALL, OwnerChanged(core.id, self.owner))
-        shell.post(Reopen())
+            shell.post(TakeOver())
+        else:
+            shell.post(Reopen())
         return shell
 
     def _hold(self, lease: Lease) -> None:
@@ -171,6 +176,8 @@ class Tables:
         pending = self._loading.get(table_id)
         if pending is not None:
             return await asyncio.shield(pending)
+        if self.closing:  # a socket following its stopped table waits until the process is gone
+            raise LogUnavailable("the server is stopping")
         fut: asyncio.Future[TableShell | Lease | None] = asyncio.get_running_loop().create_future()
         self._loading[table_id] = fut
         try:
@@ -300,6 +307,7 @@ class Tables:
 
     async def close(self) -> None:
         """Stop every table and give up its lease (another process may take it at once)."""
+        self.closing = True
         for task in (self._sweeper, self._renewer):
             if task is not None:
                 task.cancel()

@@ -42,6 +42,14 @@ class Reopen:
 
 
 @dataclass(frozen=True, slots=True)
+class TakeOver:
+    """The table was loaded by a process that took its lease over from an owner that
+    stopped renewing it (it died, or it is paused): the sockets of before re-attach
+    through their gateways, so the seats keep the presence the log gives them. One
+    whose sockets do not come back within the presence debounce goes offline as usual."""
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerLevels:
     """The standings' level of guests at the table, ``(seat, player, {"number", "name",
     "name_en"})``: read from the store by the shell, or told by a match's honours. Not
@@ -51,7 +59,7 @@ class PlayerLevels:
     levels: tuple[tuple[int, str, dict[str, Any]], ...]
 
 
-Command = Join | Leave | FromConn | BotAnswer | TimerFired | Reopen | PlayerLevels
+Command = Join | Leave | FromConn | BotAnswer | TimerFired | Reopen | TakeOver | PlayerLevels
 
 
 # ------------------------------------------------------------------ effects

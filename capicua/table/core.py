@@ -2,7 +2,7 @@
 
 ``TableCore.handle(command, now)`` takes what happened (a socket joined or
 left, a player's intent, a bot's answer, a timer firing, the table being
-loaded again: :mod:`capicua.table.commands`) and the time in milliseconds,
+loaded again or taken over by another process: :mod:`capicua.table.commands`) and the time in milliseconds,
 and returns an :class:`~capicua.table.commands.Outcome`:
 
 - ``entries``: the log entries to append (see :mod:`capicua.table.log`);
@@ -63,6 +63,7 @@ from capicua.table.commands import (
     Outcome,
     PlayerLevels,
     Reopen,
+    TakeOver,
     TimerFired,
 )
 from capicua.table.log import Entry, Projection, match_seed
@@ -258,10 +259,14 @@ class TableCore:
                 timers.fired(self, cmd, now, out)
             elif isinstance(cmd, PlayerLevels):
                 self._player_levels(cmd, out)
-            elif isinstance(cmd, Reopen):
+            elif isinstance(cmd, Reopen | TakeOver):
+                # What the shell runs is asked for afresh: the timers with the time the
+                # log leaves them, a bot turn in flight asked again.
                 self.armed_timers.clear()
                 self.asked_bot = None
-                if self.log_seq > 1:
+                if isinstance(cmd, TakeOver):
+                    presence.taken_over(self, now)
+                elif self.log_seq > 1:
                     self.commit(out, log.Reopen(at=now))
                 hands.maybe_first_hand(self, out, now)
             aftermatch.maybe_rematch(self, out, now)  # whatever made everyone agree (a "yes", a decision, someone leaving)

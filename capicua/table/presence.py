@@ -6,6 +6,8 @@ present when its first socket arrives; it is logged gone only when its last
 socket stayed away for :attr:`~capicua.table.core.CoreConfig.presence_debounce_ms`
 (the ``away`` timer): a reload of the page or a flicker of the network logs
 nothing. Sockets are live state, never logged: they do not survive a restart.
+A table another process took over (its owner died) keeps the presence of its
+log: its sockets re-attach through their gateways (:func:`taken_over`).
 
 Functions over a :class:`~capicua.table.core.TableCore` (its ``conns`` and
 ``leaving``); the core dispatches to them.
@@ -76,6 +78,16 @@ def resync(table: TableCore, seat: int | None, last_seq: int) -> dict[str, Any]:
         if missed and missed[0][0] == last_seq + 1:
             return protocol.batch_frame(missed, view, replayed=True)
     return protocol.sync_frame(table.seq, view)
+
+
+def taken_over(table: TableCore, now: int) -> None:
+    """The table was taken over from an owner that died: each seat present in the log
+    is kept present while its sockets come back (they re-join through their gateways),
+    and is logged gone as any seat whose last socket closed at ``now`` when none does
+    within the debounce (the ``away`` timer)."""
+    for s in table.seats:
+        if s.is_human and s.online:
+            table.leaving[s.seat] = now
 
 
 def leave(table: TableCore, cmd: Leave, now: int, out: Outcome) -> None:
