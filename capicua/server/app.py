@@ -18,7 +18,7 @@ import logging
 import math
 import multiprocessing
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -213,6 +213,8 @@ def create_app(
         deps.log, deps.records = event_log, event_log
         deps.replays = Replays(event_log, event_log)  # built off the loop, kept while the app runs
         deps.sockets = Sockets(router, bus, guests, limits, deps.addresses)
+        if cluster is not None:
+            cluster.refill = deps.sockets.refill
         metrics.watch(tables_owned=lambda: len(tables.shells),
                       sockets=lambda: sum(deps.sockets.per_client.counts.values()))
         deps.health = lambda: {"bots": pool_state(pool), "analysis": pool_state(analysis_pool)}
@@ -259,17 +261,24 @@ class ClusterPorts:
         self.leases = leases
         self.bus = bus
         self.router: RedisRouter | None = None
+        self.refill: Callable[[str], None] | None = None  # the gateway's: its sockets say hello again
+
+    def gap(self, table_id: str, last_seq: int | None) -> None:
+        """Frames of a table may have been lost on the bus: its sockets here refill from the table."""
+        log.info("table %s: frames after seq %s may be lost on the bus; its sockets here say hello again",
+                 table_id, last_seq)
+        if self.refill is not None:
+            self.refill(table_id)
 
     @classmethod
     async def start(cls, redis_url: str, store: Store, node_id: str) -> ClusterPorts:
         from capicua.server.adapters.redis_bus import RedisBus
 
-        # A gap in a table's frames (Redis restarted, a message lost) is only logged
-        # for now: the sockets are not refilled from the log yet (issue 23, item 4).
-        bus = RedisBus(redis_url, on_gap=lambda table, last_seq: log.info(
-            "table %s: frames after seq %s may be lost on the bus", table, last_seq))
+        # A gap in a table's frames (Redis restarted, a message lost): its sockets here refill.
+        bus = RedisBus(redis_url, on_gap=lambda table_id, last_seq: ports.gap(table_id, last_seq))
+        ports = cls(redis_url, SqlLeases(store, node_id), bus)
         await bus.start()
-        return cls(redis_url, SqlLeases(store, node_id), bus)
+        return ports
 
     async def route_to(self, tables: Tables) -> RedisRouter:
         """The socket tier's router: a table's messages go to its lease holder."""

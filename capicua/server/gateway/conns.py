@@ -5,7 +5,8 @@ gateway makes, in this process or another (:class:`ConnIds`): its audience
 ``conn:ID`` on a bus shared by a cluster is its alone. A :class:`Listener` is
 the socket's place at one table: it subscribes the socket to its own audience,
 moves it to the audience the table names (:class:`~capicua.table.protocol.Hears`),
-hands it the frames, and notices when the table refuses it or leaves its owner.
+hands it the frames, and notices when the table refuses it or leaves its owner
+(its socket follows the new owner: :mod:`capicua.server.gateway.sockets`).
 """
 
 from __future__ import annotations
@@ -43,20 +44,25 @@ class ConnIds:
 
 class Listener:
     """What socket ``conn`` hears of table ``table_id``: ``put(text)`` gets each frame,
-    ``close()`` is called when the table refused the socket's hello.
+    ``close()`` is called when the table refused the socket's hello, ``follow(owner)``
+    when the table changed owner (``None``: no process runs it now).
 
     ``seq`` is the table's sequence number as of the last frame heard (the gateway's
-    own errors carry it); ``gone`` is true once the table left its owner (in one
-    process: it stopped), after which nothing the socket sends reaches it."""
+    own errors carry it, a hello said again asks from it); ``gone`` is true from the
+    moment the table left its owner for no other (it stopped) until a table takes
+    the socket's hello again. Without ``follow``, the socket stops hearing the table
+    at any change of owner and stays gone."""
 
     def __init__(
-        self, bus: Bus, table_id: str, conn: ConnId, put: Callable[[str], None], close: Callable[[], None]
+        self, bus: Bus, table_id: str, conn: ConnId, put: Callable[[str], None], close: Callable[[], None],
+        follow: Callable[[str | None], None] | None = None,
     ) -> None:
         self.bus = bus
         self.table_id = table_id
         self.conn = conn
         self.put = put
         self.close = close
+        self.follow = follow
         self.seq: int | None = None
         self.gone = False
         self._sub: Subscription | None = bus.subscribe(table_id, (conn_audience(conn),), self.hear)
@@ -72,13 +78,17 @@ class Listener:
             if message.audience is None:  # refused: its error came first
                 self.close()
             else:
+                self.gone = False
                 audiences = (conn_audience(self.conn), message.audience)
                 self._sub = self.bus.subscribe(self.table_id, audiences, self.hear)
         elif isinstance(message, OwnerChanged):
-            # One process has no other owner to follow: the socket is told to reload
-            # when it next speaks (capicua.server.gateway.sockets).
-            self.detach()
-            self.gone = True
+            if message.owner is None:
+                self.gone = True
+            if self.follow is None:
+                self.detach()
+                self.gone = True
+            else:  # still subscribed: the new owner's answer comes to the same audiences
+                self.follow(message.owner)
 
     def detach(self) -> None:
         if self._sub is not None:

@@ -15,6 +15,17 @@ and per player at a table: ``too_many``), and inside the table everything
 else. A slow client never blocks a table: frames wait in the socket's own
 queue, and a client that lets it fill up is dropped.
 
+A socket follows its table from owner to owner: told the owner changed
+(:class:`~capicua.table.protocol.OwnerChanged`, after another process took the
+table over), it says its hello again to the new owner with the last seq it heard,
+and the table answers what it missed (the page does not reload, its seat is not
+marked offline). Told no process runs the table now, or hearing nothing back for
+:attr:`SocketLimits.owner_silent_s` after it spoke (its owner died holding the
+lease), it asks where the table lives again (loading it here when no process runs
+it) and says its hello there. When the bus may have lost frames of a table
+(:meth:`Sockets.refill`), its sockets here leave and say hello again at once, with
+the last seq they heard, so nothing is missing.
+
 A hello to a paused table (its store cannot be written) is told ``paused`` at
 once; its welcome follows when the table can save again. A hello whose table
 or guest cannot be read from the store now is told ``paused`` too, and tried
@@ -28,7 +39,7 @@ import contextlib
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
@@ -47,7 +58,16 @@ from capicua.server.gateway.limits import (
 from capicua.server.ports import RETRY_S, Bus, LogUnavailable, TableRouter
 from capicua.server.runtime.logsetup import current_table
 from capicua.table import protocol
-from capicua.table.protocol import Code, ConnId, FromConn, Join, Leave, ProtocolError, Route
+from capicua.table.protocol import (
+    Code,
+    ConnId,
+    FromConn,
+    Join,
+    Leave,
+    ProtocolError,
+    Route,
+    ToTable,
+)
 
 log = logging.getLogger("capicua.server")
 WS_POLICY_CLOSE = 1008  # the websocket close code for a socket the server refuses
@@ -62,6 +82,10 @@ class SocketLimits:
     hello_timeout: float = 10.0  # seconds a new socket has to say hello
     per_guest: int = SOCKETS_PER_GUEST  # sockets of one guest, at every table together
     silent: int = SILENT_SOCKETS  # sockets yet to say hello, in the process: the oldest is shed past it
+    # A socket whose message to its table gets no frame back for this long asks again
+    # where the table lives: twice a lease (adapters.leases.LEASE_MS), after which an
+    # owner that died holding it has lost it to whoever asks.
+    owner_silent_s: float = 10.0
 
 
 class Sockets:
@@ -81,6 +105,14 @@ class Sockets:
         self.per_player = SocketCounts(limits.per_player)
         self.per_guest = SocketCounts(limits.per_guest)
         self.silent: dict[ConnId, _Session] = {}  # sockets yet to say hello, oldest first
+        self.at_table: dict[str, set[_Session]] = {}  # the sockets that said hello, by table
+
+    def refill(self, table_id: str) -> None:
+        """Frames of ``table_id`` may have been lost on the way here (a gap on the bus):
+        each of its sockets says hello again with the last seq it heard, and the table
+        answers what it missed."""
+        for session in list(self.at_table.get(table_id, ())):
+            session.refill()
 
     def _quiet(self, session: _Session) -> None:
         """Count ``session`` among the silent sockets, shedding the oldest past the cap."""
@@ -122,6 +154,11 @@ class _Session:
         self.guest_key: str | None = None
         self.limiter = SlidingWindow(*owner.limits.rate)
         self.waiting: asyncio.Task[None] | None = None  # a hello tried again until the store answers
+        self.joined: Join | None = None  # the hello as its table was told it (said again to a new owner)
+        self.rerouting: asyncio.Task[None] | None = None  # asking where the table lives again
+        self.must_rejoin = False  # ... and saying hello there even if it is where it was
+        self.unanswered_since: float | None = None  # monotonic: its oldest message to the table no frame followed
+        self.owner_check: asyncio.TimerHandle | None = None
         self.asked_at: float | None = None  # when its oldest intent not yet answered by a frame was sent
 
     def put(self, text: str) -> None:
@@ -166,9 +203,17 @@ class _Session:
             log.exception("websocket from %s: server fault", self.client)
             self.error(Code.INTERNAL, "the server failed; reload")
         finally:
-            if self.waiting is not None:
-                self.waiting.cancel()
+            for task in (self.waiting, self.rerouting):
+                if task is not None:
+                    task.cancel()
+            if self.owner_check is not None:
+                self.owner_check.cancel()
             if self.route is not None and self.listener is not None:
+                at_table = self.owner.at_table.get(self.route.table)
+                if at_table is not None:
+                    at_table.discard(self)
+                    if not at_table:
+                        del self.owner.at_table[self.route.table]
                 self.listener.detach()
                 if not self.listener.gone:
                     self.owner.tables.send(self.route, Leave(self.conn))
@@ -199,6 +244,8 @@ class _Session:
             self.error(Code.PAUSED, "the table cannot be read right now; nothing changed")
         elif self.route is None or self.listener is None:
             self.error(Code.UNAUTHORIZED, "say hello first")
+        elif self.rerouting is not None:
+            self.error(Code.PAUSED, "the table is moving to another server; nothing changed, try again")
         elif self.listener.gone:
             self.error(Code.INTERNAL, "the table stopped; reload")
             self.close()
@@ -206,7 +253,7 @@ class _Session:
             if self.asked_at is None:  # the first frame back ends the wait (capicua_intent_frame_seconds)
                 self.asked_at = time.monotonic()
             metrics.intent()
-            self.owner.tables.send(self.route, FromConn(self.conn, intent))
+            self._tell(FromConn(self.conn, intent))
 
     async def _hello(self, hello: protocol.Hello) -> None:
         self.owner.silent.pop(self.conn, None)  # it spoke: no longer shed first
@@ -267,9 +314,86 @@ class _Session:
         self.route = route
         current_table.set(route.table)  # this socket's log records name its table
         # Heard before the Join is sent: the table's answer goes to conn:ID.
-        self.listener = Listener(self.owner.bus, route.table, self.conn, self.put, self.close)
-        self.owner.tables.send(route, Join(self.conn, guest.player if guest else None,
-                                           guest.nickname if guest else "", hello.last_seq, hello.watch))
+        self.listener = Listener(self.owner.bus, route.table, self.conn, self._hear, self.close, self._follow)
+        self.owner.at_table.setdefault(route.table, set()).add(self)
+        self.joined = Join(self.conn, guest.player if guest else None, guest.nickname if guest else "",
+                           hello.last_seq, hello.watch)
+        self._tell(self.joined)
+
+    # ------------------------------------------------------------ following the table
+
+    def _hear(self, text: str) -> None:
+        """A frame of the table: its owner is alive."""
+        self.unanswered_since = None
+        self.put(text)
+
+    def _tell(self, message: ToTable) -> None:
+        """Send the table a message; one that no frame follows within ``owner_silent_s``
+        makes the socket ask again where the table lives."""
+        assert self.route is not None
+        self.owner.tables.send(self.route, message)
+        if self.unanswered_since is None:
+            self.unanswered_since = time.monotonic()
+        if self.owner_check is None:
+            self.owner_check = asyncio.get_running_loop().call_later(
+                self.owner.limits.owner_silent_s, self._check_owner)
+
+    def _check_owner(self) -> None:
+        self.owner_check = None
+        if self.closed or self.unanswered_since is None:
+            return
+        silent = self.owner.limits.owner_silent_s
+        waited = time.monotonic() - self.unanswered_since
+        if waited >= silent:  # its owner may be dead: where does the table live now?
+            self._route_again(rejoin=False)
+            waited = 0.0
+        self.owner_check = asyncio.get_running_loop().call_later(silent - waited, self._check_owner)
+
+    def _follow(self, owner: str | None) -> None:
+        """The table changed owner: say hello to the new one (``None``: find where it lives now)."""
+        if self.route is None or self.closed:
+            return
+        if owner is None:
+            self._route_again(rejoin=True)
+        elif owner != self.route.owner:  # the owner it already follows: its hello went there
+            self._say_hello_again(Route(self.route.table, owner))
+
+    def _say_hello_again(self, route: Route) -> None:
+        assert self.joined is not None and self.listener is not None
+        self.route = route
+        seq = self.listener.seq
+        self._tell(replace(self.joined, last_seq=self.joined.last_seq if seq is None else seq))
+
+    def refill(self) -> None:
+        """Frames of the table may have been lost: leave and say hello again with the last seq heard."""
+        if self.route is None or self.listener is None or self.listener.gone or self.rerouting is not None:
+            return
+        self.owner.tables.send(self.route, Leave(self.conn))
+        self._say_hello_again(self.route)
+
+    def _route_again(self, rejoin: bool) -> None:
+        self.must_rejoin |= rejoin
+        if self.rerouting is None and self.route is not None:
+            self.rerouting = asyncio.get_running_loop().create_task(self._reroute(self.route.table))
+
+    async def _reroute(self, table_id: str) -> None:
+        attempt = 0
+        try:
+            while True:
+                try:
+                    route = await self.owner.tables.route(table_id)
+                    break
+                except LogUnavailable:  # the store, or the process stopping: tried again until the socket closes
+                    await asyncio.sleep(RETRY_S[min(attempt, len(RETRY_S) - 1)])
+                    attempt += 1
+        finally:
+            self.rerouting = None
+        if route is None:
+            self.error(Code.UNKNOWN_TABLE, f"no table {table_id!r}")
+            self.close()
+        elif self.must_rejoin or route != self.route:
+            self.must_rejoin = False
+            self._say_hello_again(route)
 
     async def _write(self) -> None:
         while True:
