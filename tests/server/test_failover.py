@@ -2,7 +2,8 @@
 real redis-server: a socket on one process plays a table the other owns (intents
 over the owner's Redis Stream, frames over pub/sub), and when the owner is killed
 (-9) the other process takes the lease once it runs out, rebuilds the table from
-its log and the match goes on, nothing in the log written twice."""
+its log and the match goes on, nothing in the log written twice, nobody logged
+gone and no stand-in; a socket kept open follows the table to its new owner."""
 
 from __future__ import annotations
 
@@ -81,4 +82,49 @@ def test_a_socket_plays_a_table_another_process_owns_and_goes_on_after_the_owner
     entries = row["events"]
     plays = [(e["seat"], str(e["action"])) for e in entries if e["op"] == "action"]
     assert len(plays) == len(set(plays))  # no action written twice
-    assert [e["op"] for e in entries].count("reopen") >= 1  # rebuilt from the log by B
+    ops = [e["op"] for e in entries]
+    # Rebuilt from the log by B as a takeover: nobody logged gone for it, no stand-in.
+    assert "reopen" not in ops and "controller" not in ops
+    assert not any(e["op"] == "presence" and not e["online"] for e in entries)
+
+
+def test_a_socket_kept_open_follows_its_table_to_the_new_owner_without_a_reload(
+    two_nodes: dict[str, Any],
+) -> None:
+    """A kills -9 mid-hand while Ana's socket on B stays open: her next intent gets no
+    answer from the dead owner, B asks again where the table lives, takes it over once
+    A's lease ran out and says her hello again with the last seq she heard. The page
+    never says hello itself; the events she hears go on with no seq missing, none
+    doubled differently; nobody is logged gone and no stand-in plays."""
+    a, b = two_nodes["a"], two_nodes["b"]
+    t = httpx.post(a.base + "/api/tables", json={"nickname": "Ana"}, timeout=10).json()  # A owns it
+    c = WSClient(b.base.replace("http://", "ws://") + "/ws")  # the socket is B's
+    try:
+        assert c.hello(t["table_id"], t["token"])["type"] == "welcome"
+        drive(c, _mine(c))
+        a.stop(signal.SIGKILL)  # the owner dies mid-hand, holding the lease
+        c.send({"type": "say", "phrase": "agua"})  # lost with A: nothing answers it
+        deadline = time.monotonic() + GUARD_S
+        while c.recv()["type"] != "welcome":  # B's answer to the hello it said again for her
+            assert time.monotonic() < deadline, "the socket never followed its table"
+        drive(c, _mine(c))  # and the match goes on from B, on the same socket
+        c.settle()
+    finally:
+        c.close()
+
+    seen: dict[int, dict[str, Any]] = {}
+    for f in c.frames:
+        for e in f.get("events", ()) if f["type"] == "events" else ():
+            assert seen.setdefault(e["seq"], e["event"]) == e["event"]  # a resend is the same event
+    assert sorted(seen) == list(range(min(seen), max(seen) + 1))  # nothing missing
+
+    store = Store(two_nodes["url"])
+    row = store.load_table(t["table_id"])
+    store.close()
+    assert row is not None
+    entries = row["events"]
+    plays = [(e["seat"], str(e["action"])) for e in entries if e["op"] == "action"]
+    assert len(plays) == len(set(plays))  # no action written twice
+    ops = [e["op"] for e in entries]
+    assert "reopen" not in ops and "controller" not in ops
+    assert not any(e["op"] == "presence" and not e["online"] for e in entries)
