@@ -306,9 +306,9 @@ def test_thousands_of_tables_share_one_connection(redis_server: RedisServer) -> 
             publisher.bus.publish(f"t_{tables - 1}", "seat:1", Frame("x", 1))
             await until(lambda: gateway.heard[f"{tables - 1} seat:1"] == ["x"], "a frame of the last table")
             await publisher.bus.close()
-            subs = list(gateway.bus._sinks)  # every socket of every table leaves
+            subs = list(gateway.bus.sinks.tables)  # every socket of every table leaves
             for table_id in subs:
-                for audience_subs in list(gateway.bus._sinks[table_id].values()):
+                for audience_subs in list(gateway.bus.sinks.tables[table_id].values()):
                     for sub in list(audience_subs):
                         sub.close()
             await until_async(lambda: subscribers(r), [], "every table unsubscribed")  # no channel left: a plain client again

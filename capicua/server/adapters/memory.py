@@ -2,6 +2,8 @@
 
 - :class:`MemoryLog`: the event log in memory (tests, benchmarks).
 - :class:`LocalBus`: frames to the sockets of this process.
+- :class:`AudienceSinks`: a process's sinks by table and audience (the local
+  fan-out both buses share).
 - :class:`LoopClock`: ``time.time`` and the event loop's timers.
 
 The event log in the SQL store is :class:`capicua.server.adapters.sql.StoreLog`.
@@ -56,17 +58,75 @@ class MemoryLog:
         return None
 
 
-class _Sub:
+class AudienceSub:
+    """One subscription: ``sink`` hears the ``audiences`` of table ``table_id`` until
+    :meth:`close` (which tells ``drop``)."""
+
     def __init__(
-        self, bus: LocalBus, table_id: str, audiences: tuple[str, ...], sink: Callable[[ToGateway], None]
+        self, table_id: str, audiences: tuple[str, ...], sink: Callable[[ToGateway], None],
+        drop: Callable[[AudienceSub], object],
     ) -> None:
-        self.bus = bus
         self.table_id = table_id
         self.audiences = audiences
         self.sink = sink
+        self._drop = drop
 
     def close(self) -> None:
-        self.bus._drop(self)
+        self._drop(self)
+
+
+class AudienceSinks:
+    """The subscriptions of one process, by table and audience: whom a message to an
+    audience of a table is handed to (``all``: every subscription of the table). A
+    socket never hears another audience's messages."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, dict[str, set[AudienceSub]]] = {}
+
+    def add(self, sub: AudienceSub) -> bool:
+        """Hold ``sub``; True when it is its table's first."""
+        table = self.tables.get(sub.table_id)
+        first = table is None
+        if table is None:
+            table = self.tables[sub.table_id] = defaultdict(set)
+        for a in sub.audiences:
+            table[a].add(sub)
+        return first
+
+    def remove(self, sub: AudienceSub) -> bool:
+        """Let ``sub`` go; True when its table has no subscription left."""
+        table = self.tables.get(sub.table_id)
+        if table is None:
+            return False
+        for a in sub.audiences:
+            subs = table.get(a)
+            if subs is not None:
+                subs.discard(sub)
+                if not subs:
+                    del table[a]
+        if table:
+            return False
+        del self.tables[sub.table_id]
+        return True
+
+    def targets(self, table_id: str, audience: str) -> set[AudienceSub]:
+        table = self.tables.get(table_id)
+        if not table:
+            return set()
+        if audience == ALL:
+            targets: set[AudienceSub] = set()
+            for subs in table.values():
+                targets |= subs
+            return targets
+        return set(table.get(audience, ()))
+
+    @staticmethod
+    def hand(targets: set[AudienceSub], table_id: str, message: ToGateway) -> None:
+        for sub in targets:
+            try:
+                sub.sink(message)
+            except Exception:  # one broken socket must not stop the table or the other sockets
+                log.exception("a socket of table %s failed to take a frame", table_id)
 
 
 class LocalBus:
@@ -74,43 +134,17 @@ class LocalBus:
     handed to each sink as it is published (no copy, no serialisation)."""
 
     def __init__(self) -> None:
-        self._subs: dict[str, dict[str, set[_Sub]]] = defaultdict(lambda: defaultdict(set))
+        self.sinks = AudienceSinks()
 
-    def subscribe(self, table_id: str, audiences: tuple[str, ...], sink: Callable[[ToGateway], None]) -> _Sub:
-        sub = _Sub(self, table_id, audiences, sink)
-        table = self._subs[table_id]
-        for a in audiences:
-            table[a].add(sub)
+    def subscribe(
+        self, table_id: str, audiences: tuple[str, ...], sink: Callable[[ToGateway], None]
+    ) -> AudienceSub:
+        sub = AudienceSub(table_id, audiences, sink, self.sinks.remove)
+        self.sinks.add(sub)
         return sub
 
-    def _drop(self, sub: _Sub) -> None:
-        table = self._subs.get(sub.table_id)
-        if table is None:
-            return
-        for a in sub.audiences:
-            subs = table.get(a)
-            if subs is not None:
-                subs.discard(sub)
-                if not subs:
-                    del table[a]
-        if not table:
-            del self._subs[sub.table_id]
-
     def publish(self, table_id: str, audience: str, message: ToGateway) -> None:
-        table = self._subs.get(table_id)
-        if not table:
-            return
-        if audience == ALL:
-            targets: set[_Sub] = set()
-            for subs in table.values():
-                targets |= subs
-        else:
-            targets = set(table.get(audience, ()))
-        for sub in targets:
-            try:
-                sub.sink(message)
-            except Exception:  # one broken socket must not stop the table or the other sockets
-                log.exception("a socket of table %s failed to take a frame", table_id)
+        AudienceSinks.hand(self.sinks.targets(table_id, audience), table_id, message)
 
 
 class _Handle:

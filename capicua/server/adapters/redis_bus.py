@@ -49,7 +49,7 @@ import json
 import logging
 import secrets
 import time
-from collections import OrderedDict, defaultdict, deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
@@ -58,7 +58,8 @@ from redis.asyncio.client import PubSub
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from capicua.table.protocol import ALL, Frame, Route, ToGateway, ToTable
+from capicua.server.adapters.memory import AudienceSinks, AudienceSub
+from capicua.table.protocol import Frame, Route, ToGateway, ToTable
 from capicua.table.wire import to_gateway_from_json, to_json, to_table_from_json
 
 log = logging.getLogger("capicua.redis")
@@ -117,19 +118,6 @@ def _client(url: str, retries: bool = True) -> Redis:
     return Redis.from_url(url, socket_keepalive=True, retry=Retry(NoBackoff(), 0))
 
 
-class _Sub:
-    def __init__(
-        self, bus: RedisBus, table_id: str, audiences: tuple[str, ...], sink: Callable[[ToGateway], None]
-    ) -> None:
-        self.bus = bus
-        self.table_id = table_id
-        self.audiences = audiences
-        self.sink = sink
-
-    def close(self) -> None:
-        self.bus._drop(self)
-
-
 class RedisBus:
     """:class:`~capicua.server.ports.Bus` over Redis pub/sub (the module says why).
 
@@ -146,7 +134,7 @@ class RedisBus:
         self._sub_client = _client(url, retries=False)
         self._tasks: list[asyncio.Task[None]] = []
         # subscribing
-        self._sinks: dict[str, dict[str, set[_Sub]]] = {}  # table -> audience -> subscriptions
+        self.sinks = AudienceSinks()  # this process's subscriptions, by table and audience
         self._pubsub: PubSub | None = None
         self._asked: set[str] = set()  # tables whose channel this connection asked to subscribe
         self._confirmed: set[str] = set()  # ... and Redis confirmed
@@ -182,28 +170,16 @@ class RedisBus:
 
     # ------------------------------------------------------------ the port
 
-    def subscribe(self, table_id: str, audiences: tuple[str, ...], sink: Callable[[ToGateway], None]) -> _Sub:
-        sub = _Sub(self, table_id, audiences, sink)
-        table = self._sinks.get(table_id)
-        if table is None:
-            table = self._sinks[table_id] = defaultdict(set)
+    def subscribe(
+        self, table_id: str, audiences: tuple[str, ...], sink: Callable[[ToGateway], None]
+    ) -> AudienceSub:
+        sub = AudienceSub(table_id, audiences, sink, self._drop)
+        if self.sinks.add(sub):
             self._touch(table_id)
-        for a in audiences:
-            table[a].add(sub)
         return sub
 
-    def _drop(self, sub: _Sub) -> None:
-        table = self._sinks.get(sub.table_id)
-        if table is None:
-            return
-        for a in sub.audiences:
-            subs = table.get(a)
-            if subs is not None:
-                subs.discard(sub)
-                if not subs:
-                    del table[a]
-        if not table:
-            del self._sinks[sub.table_id]
+    def _drop(self, sub: AudienceSub) -> None:
+        if self.sinks.remove(sub):
             self._touch(sub.table_id)
 
     def publish(self, table_id: str, audience: str, message: ToGateway) -> None:
@@ -213,7 +189,7 @@ class RedisBus:
     async def heard(self, table_id: str) -> None:
         """Returns once this process hears the table's channel (at most :data:`HEARD_WAIT_S`;
         at once when no socket here listens to the table)."""
-        if table_id in self._confirmed or table_id not in self._sinks:
+        if table_id in self._confirmed or table_id not in self.sinks.tables:
             return
         event = self._waiting.setdefault(table_id, asyncio.Event())
         try:
@@ -287,8 +263,8 @@ class RedisBus:
             if pubsub is None:
                 continue  # not connected: connecting subscribes every table heard
             dirty, self._dirty = self._dirty, set()
-            wanted = [t for t in dirty if t in self._sinks and t not in self._asked]
-            unwanted = [t for t in dirty if t not in self._sinks and t in self._asked]
+            wanted = [t for t in dirty if t in self.sinks.tables and t not in self._asked]
+            unwanted = [t for t in dirty if t not in self.sinks.tables and t in self._asked]
             for t in unwanted:
                 self._asked.discard(t)
                 self._confirmed.discard(t)
@@ -317,7 +293,7 @@ class RedisBus:
                 attempt = 0
                 self.outage.ok()
                 started = time.monotonic()
-                self._dirty.update(self._sinks)  # subscribe every table heard, on this connection
+                self._dirty.update(self.sinks.tables)  # subscribe every table heard, on this connection
                 self._dirty_event.set()
                 while True:
                     message = await pubsub.get_message(timeout=None)
@@ -378,23 +354,9 @@ class RedisBus:
             self._last_seq[table_id] = int(seq_text)
         if last is not None and count > last + 1:
             self._gap(table_id)
-        table = self._sinks.get(table_id)
-        if not table or audience == MARK:
-            return
-        if audience == ALL:
-            targets: set[_Sub] = set()
-            for subs in table.values():
-                targets |= subs
-        else:
-            targets = set(table.get(audience, ()))
-        if not targets:
-            return
-        gateway_message = to_gateway_from_json(json.loads(body))
-        for sub in targets:
-            try:
-                sub.sink(gateway_message)
-            except Exception:  # one broken socket must not stop the other sockets
-                log.exception("a socket of table %s failed to take a frame", table_id)
+        targets = self.sinks.targets(table_id, audience) if audience != MARK else set()
+        if targets:
+            AudienceSinks.hand(targets, table_id, to_gateway_from_json(json.loads(body)))
 
 
 class RedisRouter:
