@@ -1,4 +1,4 @@
-"""Command line: ``capicua serve | sim | replay | verify | analyse | bench | tournament | fit-playmodel``."""
+"""Command line: ``capicua serve | worker | sim | replay | verify | analyse | bench | tournament | fit-playmodel``."""
 
 from __future__ import annotations
 
@@ -347,6 +347,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from capicua.server.app import main as serve_main
 
         return serve_main(argv[1:], prog="capicua serve")
+    if argv and argv[0] == "worker":
+        from capicua.server.worker import main as worker_main
+
+        return worker_main(argv[1:])
     if argv and argv[0] == "bench-server":
         from capicua.tools.bench_server import main as bench_server_main
 
@@ -397,6 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     vp.add_argument("--record", default=None, metavar="FILE", help="verify hand --hand of this match record")
     vp.add_argument("--match", type=int, default=0, help="which record of a JSON-lines file (0 by default)")
     _analyse_parser(sub)
+    sub.add_parser("worker", help="decide bot moves for the servers of a cluster (--redis URL, --processes)")
     sub.add_parser("bench", help="playout throughput benchmark")
     sub.add_parser("bench-server", help="the server under a ramp of tables played at a human pace")
     sub.add_parser("bench-store", help="the event log's appends/s and latency, by number of writer threads")

@@ -41,7 +41,9 @@ def bot_decide(level: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
     return decide(level, view, seed)
 
 
-class _TaskHandle:
+class TaskHandle:
+    """A :class:`~capicua.server.ports.TimerHandle` over a task: cancelling it cancels the task."""
+
     __slots__ = ("_task",)
 
     def __init__(self, task: asyncio.Task[Any]) -> None:
@@ -74,23 +76,24 @@ class PoolBots:
         self, level: str, view: dict[str, Any], seed: int, answer: Callable[[dict[str, Any]], None],
     ) -> TimerHandle:
         loop = asyncio.get_running_loop()
-        pause = self._pause()
+        pause = self.pause()
         if level in self.quick:
             return loop.call_later(pause, answer, self._decide_here(level, view, seed))
         task = loop.create_task(self._pooled(level, view, seed, pause))
         task.add_done_callback(lambda t: None if t.cancelled() else answer(t.result()))
-        return _TaskHandle(task)
+        return TaskHandle(task)
 
     async def decide(self, level: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
         """The answer :meth:`ask` gives, awaited."""
-        pause = self._pause()
+        pause = self.pause()
         if level in self.quick:
             action = self._decide_here(level, view, seed)
             await asyncio.sleep(pause)
             return action
         return await self._pooled(level, view, seed, pause)
 
-    def _pause(self) -> float:
+    def pause(self) -> float:
+        """Seconds an answer waits at least after its ask (a neighbour is not instant)."""
         lo, hi = self.delay
         return self._rng.uniform(lo, hi) if hi > 0 else 0.0
 
