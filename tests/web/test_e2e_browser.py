@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("e2e-browser")]
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "capicua" / "web"

@@ -25,7 +25,7 @@ from conftest import LiveServer, free_port
 from capicua.engine import make_rules
 from capicua.engine.rules import PRESETS, TARGETS
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("e2e-presets")]
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
