@@ -70,6 +70,7 @@ from capicua.table.core import CoreConfig
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
+    from capicua.server.adapters.redis_bots import RedisBots
     from capicua.server.adapters.redis_bus import RedisBus, RedisRouter
 
 log = logging.getLogger("capicua.server")
@@ -201,9 +202,12 @@ def create_app(
         analyst = Analyst(store, analysis_pool, duty=ANALYSIS_DUTY if own_executor else 1.0)
         cluster = await ClusterPorts.start(redis_url, store, deps.node_id) if redis_url else None
         bus: Bus = cluster.bus if cluster else LocalBus()
+        local_bots = PoolBots(pool, bot_delay, bot_deadline)
+        # A cluster's searching bots think in `capicua worker` processes while one is alive (docs/bots.md).
+        worker_bots = cluster_bots(redis_url, local_bots, deps.node_id) if redis_url else None
         # Every port typed (capicua.server.ports): mypy proves each adapter fits.
         tables = Tables(
-            event_log, bus, LoopClock(), PoolBots(pool, bot_delay, bot_deadline),
+            event_log, bus, LoopClock(), worker_bots or local_bots,
             CoreConfig(auto_next_ms=next_ms), idle_ms=int(idle_s * 1000), standings=event_log, hand_ends=analyst,
             leases=cluster.leases if cluster else LocalLeases(deps.node_id),
         )
@@ -237,6 +241,8 @@ def create_app(
             await tables.close()
             if cluster is not None:
                 await cluster.close()
+            if worker_bots is not None:
+                await worker_bots.close()
             await analyst.close()
             event_log.close()
             guest_threads.shutdown(wait=True)
@@ -304,6 +310,13 @@ def store_answers(store: Store) -> bool:
     with store.engine.connect() as conn:
         conn.exec_driver_sql("SELECT 1")
     return True
+
+
+def cluster_bots(redis_url: str, local: PoolBots, node_id: str) -> RedisBots:
+    """The bot pool of a cluster's process: ``capicua worker`` processes while one is alive, else ``local``."""
+    from capicua.server.adapters.redis_bots import RedisBots
+
+    return RedisBots(redis_url, local, node_id)
 
 
 def redis_client(url: str) -> Redis:

@@ -16,6 +16,7 @@ from capicua.server import ports
 from capicua.server.adapters.botpool import PoolBots
 from capicua.server.adapters.honours import StandingsLog
 from capicua.server.adapters.memory import LocalBus, LoopClock, MemoryLog
+from capicua.server.adapters.redis_bots import RedisBots
 from capicua.server.adapters.redis_bus import RedisBus, RedisRouter
 from capicua.server.adapters.sql import StoreGuests, StoreLog
 from capicua.server.analyst import Analyst
@@ -25,14 +26,14 @@ from capicua.server.registry import Tables
 def fits(
     memory: MemoryLog, store: StoreLog, standings: StandingsLog, bus: LocalBus, clock: LoopClock,
     bots: PoolBots, guests: StoreGuests, tables: Tables, analyst: Analyst,
-    redis_bus: RedisBus, redis_router: RedisRouter,
+    redis_bus: RedisBus, redis_router: RedisRouter, redis_bots: RedisBots,
 ) -> None:
     logs: list[ports.EventLog] = [memory, store, standings]
     records: list[ports.MatchRecords] = [memory, store, standings]
     told: ports.Standings = standings
     carried: ports.Bus = bus
     timed: ports.Clock = clock
-    asked: ports.BotPool = bots
+    asked: list[ports.BotPool] = [bots, redis_bots]
     known: ports.GuestBook = guests
     routed: ports.TableRouter = tables
     live: ports.LiveMatches = tables

@@ -51,6 +51,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from capicua.server import metrics
 from capicua.server.adapters.botpool import PoolBots, TaskHandle, bot_decide
 from capicua.server.ports import TimerHandle
 
@@ -97,6 +98,7 @@ class Outage:
 
     def failed(self, exc: BaseException) -> float:
         """Log the outage once; the seconds to wait before the next attempt."""
+        metrics.redis_error()
         if not self.down:
             log.warning("%s: Redis unreachable (%s: %s); retrying", self.what, type(exc).__name__, exc)
         self.down = True
@@ -149,7 +151,8 @@ class RedisBots:
         if level in self.local.quick:
             return await self.local.decide(level, view, seed)
         loop = asyncio.get_running_loop()
-        answer_at = loop.time() + self.local.pause()
+        asked_at = loop.time()
+        answer_at = asked_at + self.local.pause()
         self._start_reading()
         job = uuid.uuid4().hex
         waiting = self._waiting[job] = loop.create_future()
@@ -157,12 +160,15 @@ class RedisBots:
             if not await self._queue(job, level, view, seed):
                 self.counts["local"] += 1
                 return await self.local.decide(level, view, seed)
+            metrics.bot_asked()  # the workers' queue: asked, not yet answered
             action: dict[str, Any]
             try:
                 action = await asyncio.wait_for(waiting, self.local.deadline)
                 self.counts["worker"] += 1
             except TimeoutError:
                 action = self._fallback(level, view, seed)
+            finally:
+                metrics.bot_answered(loop.time() - asked_at)
             await asyncio.sleep(max(0.0, answer_at - loop.time()))
             return action
         finally:
