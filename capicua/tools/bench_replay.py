@@ -35,7 +35,7 @@ from typing import Any
 
 from capicua.engine import Match, make_rules
 from capicua.store import Store, default_database_url, tablelogs
-from capicua.table.log import Open, match_seed
+from capicua.table.log import Action, Entry, Open, Start, StartHand, match_seed, write_log
 
 
 def _free_port() -> int:
@@ -64,20 +64,19 @@ def play_match(opening: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str,
     seed = opening.get("seed") or match_seed(opening["secret"], 1)
     match = Match(make_rules(opening["preset"], **opening["options"]), seed)
     rng = random.Random(seed)
-    entries: list[dict[str, Any]] = [{"op": "start", "at": 0}] if opening.get("private") else []
+    entries: list[Entry] = [Start()] if opening.get("private") else []
     while match.phase != "match_over":
         if match.hand is None or match.phase == "hand_over":
-            entries.append({"op": "start_hand", "at": 0, "present": humans})
+            entries.append(StartHand(tuple(humans)))
             match.start_hand(frozenset(humans))
             continue
         seat = match.turn
         assert seat is not None
         moves = match.legal_moves()
         move = moves[rng.randrange(len(moves))]
-        entries.append({"op": "action", "at": 0, "seat": seat, "action": move.to_json(),
-                        "by": "human" if seat in humans else "bot"})
+        entries.append(Action(seat, move.to_json(), "human" if seat in humans else "bot"))
         match.apply(seat, move)
-    return entries, match.record()
+    return write_log(entries), match.record()
 
 
 def store_finished(store: Store, opening: dict[str, Any]) -> dict[str, Any]:

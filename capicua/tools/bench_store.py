@@ -31,7 +31,7 @@ from typing import Any
 
 from capicua.server.adapters.sql import StoreLog, default_writers
 from capicua.store import Store, tablelogs
-from capicua.table.log import Open, Projection
+from capicua.table.log import Action, Open, Projection
 
 
 @dataclass(slots=True)
@@ -78,7 +78,7 @@ async def _table(
     for n in range(1, appends + 1):
         if pace_s:
             await asyncio.sleep(rng.uniform(0.5 * pace_s, 1.5 * pace_s))
-        entry = {"op": "action", "seat": n % 4, "action": {"play": [n % 10, 9], "end": "left"}, "table_seq": n}
+        entry = Action(n % 4, {"play": [n % 10, 9], "end": "left"}, "human").to_json()
         projection = Projection("playing", [n, 0], 1, None, None) if every and n % every == 0 else None
         t0 = time.perf_counter()
         await log.append(table_id, n, [entry], projection, epoch=1)
