@@ -2,7 +2,9 @@
 go over a real Redis Stream to real ``capicua worker`` processes and come back; a
 job of a worker killed mid-decision is reclaimed by another; with no worker alive
 the server's own pool decides; a job nobody answers is decided by the owner at its
-deadline with a quick level; a worker outlives a Redis restart. Never a mock."""
+deadline with a quick level; a worker outlives a Redis restart; a table of a
+``capicua serve --redis`` process has its searching neighbours decided by a worker.
+Never a mock."""
 
 from __future__ import annotations
 
@@ -16,9 +18,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import redis
+from conftest import WSClient, drive
 from procgroup import spawn, stop_group
+from serveprocess import ServeProcess
 
 from capicua.bots import decide
 from capicua.engine import Match, make_rules
@@ -212,3 +217,36 @@ def test_a_worker_outlives_a_redis_restart(workers: Workers, redis_server: Any) 
     bots = RedisBots(workers.url, local_bots(), "owner-a")
     assert ask(bots, "dificil", view, 9) == decide("dificil", view, 9)
     assert bots.counts == {"worker": 1, "local": 0, "fallback": 0}
+
+
+def test_a_cluster_servers_searching_neighbours_think_in_a_worker(
+    workers: Workers, pg_server: Any, tmp_path: Path,
+) -> None:
+    workers.start("w1")
+    url = pg_server.create_database()
+    server = ServeProcess(tmp_path, ["--database", url, "--redis", workers.url, "--node-id", "node-a"])
+    try:
+        t = httpx.post(server.base + "/api/tables", json={"nickname": "Ana", "partner_level": "dificil",
+                                                          "rival_level": "dificil"}, timeout=10).json()
+        c = WSClient(server.base.replace("http://", "ws://") + "/ws")
+        try:
+            assert c.hello(t["table_id"], t["token"])["type"] == "welcome"
+            seat = t["seat"]
+            r = redis.Redis.from_url(workers.url, decode_responses=True)
+
+            def answered_by_workers() -> int:
+                groups = r.xinfo_groups(STREAM) if r.exists(STREAM) else []
+                return sum((g["entries-read"] or 0) - g["pending"] for g in groups)
+
+            def a_neighbour_played(f: dict[str, Any]) -> bool:
+                return f.get("type") == "events" and any(
+                    e["event"]["kind"] == "play" and e["event"]["seat"] != seat for e in f["events"])
+
+            drive(c, a_neighbour_played)
+            # A worker answers and acknowledges in one transaction: the move it answered is acknowledged.
+            assert answered_by_workers() >= 1
+        finally:
+            c.close()
+    finally:
+        server.stop(signal.SIGKILL)
+        pg_server.drop_database(url)
