@@ -31,6 +31,7 @@ import logging
 import secrets
 from typing import Any
 
+from capicua.server import metrics
 from capicua.server.adapters.leases import LocalLeases
 from capicua.server.ports import (
     BotPool,
@@ -123,6 +124,7 @@ class Tables:
         self.shells[core.id] = shell
         shell.start()
         if lease.took_over:
+            metrics.lease_taken_over()
             # Sockets that heard the owner before (on any gateway) now follow this one
             # and say their hello again: nobody is logged gone for the failover.
             self.bus.publish(core.id, ALL, OwnerChanged(core.id, self.owner))

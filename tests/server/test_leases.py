@@ -14,6 +14,7 @@ import pytest
 from sockets_at import hello, intent
 from sqlalchemy import func, select, update
 
+from capicua.server import metrics
 from capicua.server.adapters.botpool import PoolBots
 from capicua.server.adapters.leases import LocalLeases, SqlLeases
 from capicua.server.adapters.memory import LocalBus, LoopClock
@@ -134,6 +135,10 @@ def test_an_append_under_a_lease_taken_since_is_refused_in_its_transaction(pg_st
     asyncio.run(main())
 
 
+def _sample(name: str) -> float:
+    return metrics.REGISTRY.get_sample_value(name) or 0.0
+
+
 def test_an_owner_that_lost_its_lease_appends_nothing_and_says_nothing(pg_store: Store) -> None:
     """Owner A runs a table under epoch 1 and stops renewing (paused past its lease);
     B takes the lease (epoch 2), loads the table and appends. A's next append is
@@ -154,8 +159,10 @@ def test_an_owner_that_lost_its_lease_appends_nothing_and_says_nothing(pg_store:
         assert await b.get(shell.id) is None and not b.shells
 
         run_out(pg_store, shell.id)  # A, paused, renews no more
+        takeovers, fenced = _sample("capicua_lease_takeovers_total"), _sample("capicua_fenced_appends_total")
         copy = await b.get(shell.id)
         assert copy is not None and copy.lease == Lease(shell.id, "b", 2, took_over=True)
+        assert _sample("capicua_lease_takeovers_total") == takeovers + 1  # /metrics counts it
         heard_b: list[str] = []
         hello(b, copy.id, "sock-b", heard_b.append, pid, "Ana")
         intent(b, copy.id, "sock-b", protocol.Say("agua"))
@@ -169,6 +176,7 @@ def test_an_owner_that_lost_its_lease_appends_nothing_and_says_nothing(pg_store:
         assert shell.stopped and shell.id not in a.shells
         assert len(heard_a) == before, heard_a[before:]  # not a frame after the refused append
         assert entries_of(pg_store, shell.id) == written  # and nothing of it in the log
+        assert _sample("capicua_fenced_appends_total") == fenced + 1
         assert not copy.stopped and await b.route(shell.id) == protocol.Route(shell.id, "b")
         await a.close()
         await b.close()

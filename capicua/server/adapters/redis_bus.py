@@ -58,6 +58,7 @@ from redis.asyncio.client import PubSub
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+from capicua.server import metrics
 from capicua.server.adapters.memory import AudienceSinks, AudienceSub
 from capicua.table.protocol import Frame, Route, ToGateway, ToTable
 from capicua.table.wire import to_gateway_from_json, to_json, to_table_from_json
@@ -91,6 +92,7 @@ class Outage:
 
     def failed(self, exc: BaseException, started: float) -> None:
         """An operation begun at ``started`` (``time.monotonic()``) failed."""
+        metrics.redis_error()
         if started < self.back_at:
             return  # begun before Redis came back: the outage it saw is over
         if self.down_since is None:
