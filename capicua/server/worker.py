@@ -169,6 +169,8 @@ class Worker:
         return [entry for _, entries in got or [] for entry in entries]  # RESP2: [[stream, entries]]
 
     def _start(self, entry_id: str, job: dict[str, str]) -> None:
+        if entry_id in self._deciding:  # reclaimed from itself (a touch that failed): decided once
+            return
         task = asyncio.get_running_loop().create_task(self._answer(entry_id, job))
         self._deciding[entry_id] = task
         task.add_done_callback(lambda _: self._deciding.pop(entry_id, None))
