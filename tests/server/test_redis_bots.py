@@ -27,6 +27,7 @@ from serveprocess import ServeProcess
 
 from capicua.bots import decide
 from capicua.engine import Match, make_rules
+from capicua.server import metrics
 from capicua.server.adapters.botpool import PoolBots
 from capicua.server.adapters.redis_bots import FALLBACK_LEVEL, GROUP, STREAM, WORKERS, RedisBots
 
@@ -179,8 +180,18 @@ def test_with_redis_down_the_servers_own_pool_decides(redis_server: Any) -> None
     view = searching_view()
     bots = RedisBots(redis_server.url, local_bots(), "owner-a")
     redis_server.stop()
-    assert ask(bots, "dificil", view, 2) == decide("dificil", view, 2)
-    assert bots.counts == {"worker": 0, "local": 1, "fallback": 0}
+    errors = metrics.REGISTRY.get_sample_value("capicua_redis_errors_total") or 0.0
+
+    async def go() -> list[dict[str, Any]]:
+        try:
+            return [await bots.decide("dificil", view, seed) for seed in (2, 3)]
+        finally:
+            await bots.close()
+
+    assert asyncio.run(go()) == [decide("dificil", view, seed) for seed in (2, 3)]
+    assert bots.counts == {"worker": 0, "local": 2, "fallback": 0}
+    # The second ask does not try Redis again so soon (one that does not answer would make it wait).
+    assert metrics.REGISTRY.get_sample_value("capicua_redis_errors_total") == errors + 1
 
 
 def test_at_its_deadline_the_owner_decides_with_a_quick_level(redis_server: Any) -> None:

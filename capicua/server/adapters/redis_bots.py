@@ -134,6 +134,7 @@ class RedisBots:
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
         self._queue_outage = Outage("bot jobs")
+        self._queue_again_at = float("-inf")  # while Redis is down, asks go to the local pool until then
         self._late_logged_at = float("-inf")
         self._late = 0
 
@@ -153,13 +154,13 @@ class RedisBots:
         loop = asyncio.get_running_loop()
         asked_at = loop.time()
         answer_at = asked_at + self.local.pause()
-        self._start_reading()
         job = uuid.uuid4().hex
         waiting = self._waiting[job] = loop.create_future()
         try:
             if not await self._queue(job, level, view, seed):
                 self.counts["local"] += 1
                 return await self.local.decide(level, view, seed)
+            self._start_reading()  # the answer waits in the reply list until read
             metrics.bot_asked()  # the workers' queue: asked, not yet answered
             action: dict[str, Any]
             try:
@@ -182,7 +183,12 @@ class RedisBots:
         await self._redis.aclose()
 
     async def _queue(self, job: str, level: str, view: dict[str, Any], seed: int) -> bool:
-        """Queue the job for a worker; False when no worker is alive or Redis is down."""
+        """Queue the job for a worker; False when no worker is alive or Redis is down (then
+        Redis is tried again only after a backoff: a Redis that does not answer would
+        make every ask wait for its connection timeout)."""
+        loop = asyncio.get_running_loop()
+        if loop.time() < self._queue_again_at:
+            return False
         fields = {"job": job, "level": level, "view": json.dumps(view, separators=(",", ":")), "seed": seed,
                   "budget": "" if self.budget_ms is None else self.budget_ms, "reply": self.reply_key}
         args: list[Any] = [STREAM_MAXLEN, int(self.local.deadline * 1000)]
@@ -191,7 +197,7 @@ class RedisBots:
         try:
             queued = await self._submit(keys=[WORKERS, STREAM], args=args)
         except (RedisError, OSError) as exc:
-            self._queue_outage.failed(exc)
+            self._queue_again_at = loop.time() + self._queue_outage.failed(exc)
             return False
         self._queue_outage.ok()
         return queued is not None
