@@ -123,7 +123,6 @@ class RedisBots:
     Redis down) and ``"fallback"`` (the owner at the deadline, with :data:`FALLBACK_LEVEL`)."""
 
     def __init__(self, url: str, local: PoolBots, owner: str, budget_ms: float | None = None) -> None:
-        self.url = url
         self.local = local
         self.reply_key = REPLY_PREFIX + owner
         self.budget_ms = budget_ms
