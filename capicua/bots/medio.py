@@ -17,15 +17,23 @@ Each legal move gets a score from what the view shows:
 
 For individual games the "partner" terms vanish; in-play scoring games add the
 points the move scores at once.
+
+What a move does by the rules is read from the compact core, never copied
+here: the numbers it leaves open to play (the playable arms, a cross's
+uncovered spinner sides first, the arms a double opens in the double-nine
+cross), whether it blocks the hand whatever the hidden deal, the team the
+rules' ``tranque_winner`` gives that block, and the points it scores at once
+(``tests/bots/test_medio_rules.py`` and ``test_in_play_points.py`` hold them to
+the engine).
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, NamedTuple
 
 from capicua.bots.public import PublicState
-from capicua.engine.compact import bits
+from capicua.engine.compact import FastState, Move, bits, tranque_team
 
 # Weights of the move score (tuned by duplicate tournaments against botagorda).
 W = {
@@ -73,9 +81,10 @@ def decide_medio(pub: PublicState, rng: random.Random) -> dict[str, Any]:
     # opening tile); the half it matched was the table's choice, not its own.
     shown = [{v for v in range(maxp + 1) if m >> v & 1} for m in pub.opened]
     passed = pub.passed_on
-    # Not the tiles holding a number (r.num_mask[v].bit_count(), maxp + 1) but the
-    # halves showing it (the double's two), counted against tiles below: unseen[v]
-    # is one more than the unseen tiles of v. The weights were tuned with it; a
+    # A heuristic's input, not a rule: not the tiles holding a number
+    # (r.num_mask[v].bit_count(), maxp + 1) but the halves showing it (the
+    # double's two), counted against tiles below, so unseen[v] is one more than
+    # the unseen tiles of v. The weight of a scarce double was tuned with it; a
     # fix is a strength change to measure by a duplicate tournament.
     per_number = maxp + 2
     # Unseen tiles of each number (in other hands or sleeping), plus one (above).
@@ -85,11 +94,14 @@ def decide_medio(pub: PublicState, rng: random.Random) -> dict[str, Any]:
     my_pips = sum(a + b for a, b in hand)
     counts = pub.counts
     unknown_tiles = sum(counts) - counts[me] + pub.boneyard
-    # The table's pips by number count a double on the table once (tuned so, as above).
+    # A heuristic's input, not a rule: the table's pips by number count a double
+    # on the table once, so the mean unknown tile is a little heavier than the
+    # unseen tiles' mean (the tranque weight was tuned so, as above).
     unknown_pips = sum(r.tile_pips) - my_pips - sum(out_count[v] * v for v in range(maxp + 1))
     mean_unknown = unknown_pips / unknown_tiles if unknown_tiles else 0.0
     seen = {(int(r.tile_a[t]), int(r.tile_b[t])) for t in bits(pub.on_table)}
     seen.update(hand)
+    position = outcome_position(pub)
 
     best = None
     best_score = -1e18
@@ -103,14 +115,12 @@ def decide_medio(pub: PublicState, rng: random.Random) -> dict[str, Any]:
         rest[a] -= 1
         if b != a:
             rest[b] -= 1
+        after = move_outcome(position, pub.move_of(mv))
         if mv.get("end") is None:
             opened = {a, b}
-            new_ends = [a, b]
         else:
             inner, _dbl = ends[mv["end"]]
-            outer = b if a == inner else a
-            new_ends = [outer] + [v for k, (v, _) in ends.items() if k != mv["end"]]
-            opened = {outer}
+            opened = {b if a == inner else a}
             # Covering a number an opponent showed; uncovering for partner.
             for s in opponents:
                 if inner in shown[s] and inner not in passed[s]:
@@ -130,7 +140,7 @@ def decide_medio(pub: PublicState, rng: random.Random) -> dict[str, Any]:
                 elif v in shown[s]:
                     score -= W["opp_shown"]
         # Who can follow: a seat that passed on every number left open must pass.
-        ends_after = set(new_ends)
+        ends_after = after.ends
         for s in opponents:
             if ends_after <= passed[s]:
                 score += W["force_pass"]
@@ -149,15 +159,15 @@ def decide_medio(pub: PublicState, rng: random.Random) -> dict[str, Any]:
             if x == y and (x, y) != (a, b):
                 if x in opened:
                     score += W["double_next"]  # I can follow with it next time
-        # Tranque: the ends after the move are all the same number and no
-        # unseen tile holds it (every one is on the table or with me).
-        if len(set(new_ends)) == 1 and mv.get("end") is not None:
-            v = new_ends[0]
-            if unseen[v] - (1 if v in (a, b) else 0) <= 0 and rest[v] == 0:
-                mine_after = my_pips - pips
-                rivals = min((counts[s] for s in opponents), default=0)
-                lighter = mine_after < mean_unknown * rivals
-                score += W["tranque"] if lighter else -W["tranque"]
+        # Trancar: a block whatever the hidden deal; who wins it is the rules'
+        # tranque_winner over my pips after the move and the others' estimated
+        # at the mean unknown tile (a tie scores nothing).
+        if after.blocks:
+            totals = [mean_unknown * counts[s] for s in range(n)]
+            totals[me] = my_pips - pips
+            winner = tranque_team(r, totals)
+            if winner is not None:
+                score += W["tranque"] if winner == r.team_of[me] else -W["tranque"]
         if r.in_play:
             score += 1.0 * pub.base.in_play_points(pub.move_of(mv))
         if score > best_score:
@@ -167,8 +177,41 @@ def decide_medio(pub: PublicState, rng: random.Random) -> dict[str, Any]:
     return dict(best)
 
 
+class MoveOutcome(NamedTuple):
+    """What a move does by the rules, as far as the view can tell."""
+
+    ends: frozenset[int]
+    """The numbers open to play after it (the playable arms' ends)."""
+    blocks: bool
+    """The hand is blocked at once (a tranque, or a tie) whatever the hidden deal."""
+
+
+def outcome_position(pub: PublicState) -> FastState:
+    """The view's position in the compact core with every tile the seat cannot
+    see in the next seat's hand and none sleeping: a move of the seat then
+    blocks the hand exactly when no tile outside the table fits what it leaves
+    open (nobody can play, whatever the hidden deal)."""
+    hands = list(pub.base.hands)
+    hidden = 0
+    for t in pub.unseen:
+        hidden |= 1 << t
+    hands[pub.r.next_seat[pub.me]] = hidden
+    return pub.base.with_hidden(hands, ())
+
+
+def move_outcome(position: FastState, move: Move) -> MoveOutcome:
+    """What ``move`` (legal in ``position``, from :func:`outcome_position`) does:
+    the compact core plays it and takes it back."""
+    token = position.apply(move)
+    ends = frozenset(position.ends[arm] for arm in position.playable_arms())
+    result = position.result
+    blocks = result is not None and result.kind in ("tranque", "tie")
+    position.undo(token)
+    return MoveOutcome(ends, blocks)
+
+
 def _p_can_play(
-    seat: int, ends: set[int], counts: list[int], unknown: int,
+    seat: int, ends: frozenset[int], counts: list[int], unknown: int,
     passed: list[frozenset[int]], seen: set[tuple[int, int]], maxp: int,
 ) -> float:
     """Chance that ``seat`` holds a tile for one of ``ends``, if its tiles were a

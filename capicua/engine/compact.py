@@ -41,6 +41,7 @@ Standard library only: the JIT kernel for bots lives in
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -803,15 +804,9 @@ def tranque_points(
     team_totals = [0] * r.teams
     for s, t in enumerate(totals):
         team_totals[tof[s]] += t
-    if r.tranque_winner == 0:
-        low = min(totals)
-        teams = {tof[s] for s, t in enumerate(totals) if t == low}
-    else:
-        low = min(team_totals)
-        teams = {t for t, v in enumerate(team_totals) if v == low}
-    if len(teams) != 1:
+    win = tranque_team(r, totals)
+    if win is None:
         return None, None, 0, totals
-    win = teams.pop()
     seat = min((s for s in range(n) if tof[s] == win), key=lambda s: (totals[s], (s - opener) % n))
     mode = r.tranque_scoring
     if mode == 0:
@@ -823,6 +818,23 @@ def tranque_points(
     else:
         points = sum(_round5(max(0, t - totals[seat])) for s, t in enumerate(totals) if tof[s] != win)
     return seat, win, points, totals
+
+
+def tranque_team(r: FastRules, totals: Sequence[float]) -> int | None:
+    """The team that wins a blocked hand whose seats hold ``totals`` pips
+    (the rules' ``tranque_winner``), None on a tie. Estimated (fractional)
+    totals are read the same way."""
+    tof = r.team_of
+    if r.tranque_winner == 0:
+        low = min(totals)
+        teams = {tof[s] for s, t in enumerate(totals) if t == low}
+    else:
+        team_totals = [0.0] * r.teams
+        for s, t in enumerate(totals):
+            team_totals[tof[s]] += t
+        low = min(team_totals)
+        teams = {t for t, v in enumerate(team_totals) if v == low}
+    return teams.pop() if len(teams) == 1 else None
 
 
 def next_opener(
@@ -1038,4 +1050,5 @@ __all__ = [
     "policy_playout",
     "random_playout",
     "tranque_points",
+    "tranque_team",
 ]
