@@ -31,7 +31,7 @@ from capicua.server.adapters.botpool import PoolBots, RenewingPool, pool_state
 from capicua.server.adapters.honours import StandingsLog
 from capicua.server.adapters.leases import LocalLeases, SqlLeases, default_node_id
 from capicua.server.adapters.memory import LocalBus, LoopClock
-from capicua.server.adapters.redis_limits import RedisBudgets
+from capicua.server.adapters.redis_limits import RedisBudgets, SharedSocketCounts
 from capicua.server.adapters.sql import StoreGuests
 from capicua.server.analyst import Analyst
 from capicua.server.gateway.identity import Guests
@@ -44,6 +44,7 @@ from capicua.server.gateway.limits import (
     TABLES_PER_GUEST,
     ClientAddresses,
     HttpLimits,
+    SocketCounts,
 )
 from capicua.server.gateway.sockets import SocketLimits, Sockets
 from capicua.server.http.compress import GzipAnswers
@@ -216,7 +217,18 @@ def create_app(
         deps.store, deps.tables, deps.guests, deps.analyst = store, tables, guests, analyst
         deps.log, deps.records = event_log, event_log
         deps.replays = Replays(event_log, event_log)  # built off the loop, kept while the app runs
-        deps.sockets = Sockets(router, bus, guests, limits, deps.addresses)
+        shared_counts: list[SharedSocketCounts] = []
+
+        def count_sockets(kind: str, cap: int) -> SocketCounts:
+            if redis is None:
+                return SocketCounts(cap)
+            # In a cluster the socket caps hold across its processes too.
+            shared_counts.append(SharedSocketCounts(cap, kind, deps.node_id, redis, metrics.redis_error))
+            return shared_counts[-1]
+
+        deps.sockets = Sockets(router, bus, guests, limits, deps.addresses, count_sockets)
+        syncing = [asyncio.get_running_loop().create_task(c.run(), name=f"capicua-socket-caps-{c.kind}")
+                   for c in shared_counts]
         if cluster is not None:
             cluster.refill = deps.sockets.refill
         metrics.watch(tables_owned=lambda: len(tables.shells),
@@ -250,6 +262,10 @@ def create_app(
                 pool.shutdown(wait=False, cancel_futures=True)
                 analysis_pool.shutdown(wait=False, cancel_futures=True)
             store.close()
+            for task in syncing:
+                task.cancel()
+            for counts in shared_counts:
+                await counts.clear()
             if redis is not None:
                 await redis.aclose()
 

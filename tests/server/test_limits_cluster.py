@@ -140,3 +140,49 @@ def test_json_logs_name_the_process_and_the_table(tmp_path: Path) -> None:
     assert lines and all({"time", "level", "logger", "message", "table", "process", "pid"} <= set(x) for x in lines)
     assert {x["process"] for x in lines} == {"node-j"}
     assert any("GET /readyz" in x["message"] for x in lines)
+
+
+def test_socket_caps_hold_across_processes_through_redis(redis_server: Any) -> None:
+    from capicua.server.adapters.redis_limits import SharedSocketCounts
+    from capicua.server.app import redis_client
+
+    async def run() -> None:
+        one, two = redis_client(redis_server.url), redis_client(redis_server.url)
+        a = SharedSocketCounts(3, "address", "node-a", one)
+        b = SharedSocketCounts(3, "address", "node-b", two)
+        try:
+            assert a.add("nat") and a.add("nat") and b.add("nat")
+            for counts in (a, b, a):
+                await counts.sync()
+            assert not a.add("nat") and not b.add("nat")  # 2 + 1 across the two processes
+            assert a.add("other")  # another address is not touched
+            b.remove("nat")
+            await b.sync()
+            await a.sync()
+            assert a.add("nat")
+            # A process that stops writing (it died) stops counting once its fields are stale.
+            dead = SharedSocketCounts(3, "address", "node-dead", two)
+            dead.STALE_S = 0.3
+            assert dead.add("hotspot") and dead.add("hotspot") and dead.add("hotspot")
+            await dead.sync()
+            assert a.add("hotspot")
+            await a.sync()
+            assert not a.add("hotspot")  # 1 + 3 of the live-looking one
+            await asyncio.sleep(0.4)
+            await a.sync()
+            assert a.add("hotspot")
+            # Redis gone: each process caps its own, nothing raises.
+            assert b.add("elsewhere")  # something of b's to write
+            redis_server.stop()
+            await b.sync()
+            assert b.failing and b.others == {}
+            assert b.add("nat")  # b's own cap while Redis is away (a's 3 unseen)
+            redis_server.start()
+            await b.sync()
+            await a.sync()  # an empty Redis holds again what b writes (and, each REFRESH_S, all it holds)
+            assert not b.failing and a.others.get("nat") == 1
+        finally:
+            await one.aclose()
+            await two.aclose()
+
+    asyncio.run(run())

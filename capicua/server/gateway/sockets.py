@@ -39,6 +39,7 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -94,6 +95,7 @@ class Sockets:
     def __init__(
         self, tables: TableRouter, bus: Bus, guests: Guests, limits: SocketLimits,
         addresses: ClientAddresses | None = None,
+        count_sockets: Callable[[str, int], SocketCounts] = lambda kind, cap: SocketCounts(cap),
     ) -> None:
         self.tables = tables
         self.addresses = addresses or ClientAddresses()  # behind trusted proxies: their X-Forwarded-For
@@ -101,9 +103,10 @@ class Sockets:
         self.guests = guests
         self.conn_ids = ConnIds()
         self.limits = limits
-        self.per_client = SocketCounts(limits.per_client)
-        self.per_player = SocketCounts(limits.per_player)
-        self.per_guest = SocketCounts(limits.per_guest)
+        # Counted here, or across a cluster (count_sockets: adapters.redis_limits.SharedSocketCounts).
+        self.per_client = count_sockets("address", limits.per_client)
+        self.per_player = count_sockets("seat", limits.per_player)
+        self.per_guest = count_sockets("guest", limits.per_guest)
         self.silent: dict[ConnId, _Session] = {}  # sockets yet to say hello, oldest first
         self.at_table: dict[str, set[_Session]] = {}  # the sockets that said hello, by table
 
