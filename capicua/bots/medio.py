@@ -33,7 +33,7 @@ import random
 from typing import Any, NamedTuple
 
 from capicua.bots.public import PublicState
-from capicua.engine.compact import FastState, Move, bits, tranque_team
+from capicua.engine.compact import FastState, Move, bits, tranque_teams
 
 # Weights of the move score (tuned by duplicate tournaments against botagorda).
 W = {
@@ -161,13 +161,16 @@ def decide_medio(pub: PublicState, rng: random.Random) -> dict[str, Any]:
                     score += W["double_next"]  # I can follow with it next time
         # Trancar: a block whatever the hidden deal; who wins it is the rules'
         # tranque_winner over my pips after the move and the others' estimated
-        # at the mean unknown tile (a tie scores nothing).
+        # at the mean unknown tile. Lightest with another team: even, nothing;
+        # not among the lightest: lost, even when other teams tie there.
         if after.blocks:
             totals = [mean_unknown * counts[s] for s in range(n)]
             totals[me] = my_pips - pips
-            winner = tranque_team(r, totals)
-            if winner is not None:
-                score += W["tranque"] if winner == r.team_of[me] else -W["tranque"]
+            lightest = tranque_teams(r, totals)
+            if r.team_of[me] not in lightest:
+                score -= W["tranque"]
+            elif len(lightest) == 1:
+                score += W["tranque"]
         if r.in_play:
             score += 1.0 * pub.base.in_play_points(pub.move_of(mv))
         if score > best_score:

@@ -804,9 +804,10 @@ def tranque_points(
     team_totals = [0] * r.teams
     for s, t in enumerate(totals):
         team_totals[tof[s]] += t
-    win = tranque_team(r, totals)
-    if win is None:
+    lowest = tranque_teams(r, totals)
+    if len(lowest) != 1:
         return None, None, 0, totals
+    (win,) = lowest
     seat = min((s for s in range(n) if tof[s] == win), key=lambda s: (totals[s], (s - opener) % n))
     mode = r.tranque_scoring
     if mode == 0:
@@ -820,21 +821,19 @@ def tranque_points(
     return seat, win, points, totals
 
 
-def tranque_team(r: FastRules, totals: Sequence[float]) -> int | None:
-    """The team that wins a blocked hand whose seats hold ``totals`` pips
-    (the rules' ``tranque_winner``), None on a tie. Estimated (fractional)
-    totals are read the same way."""
+def tranque_teams(r: FastRules, totals: Sequence[float]) -> frozenset[int]:
+    """The lightest teams of a blocked hand whose seats hold ``totals`` pips,
+    by the rules' ``tranque_winner``: one wins the hand, more tie it.
+    Estimated (fractional) totals are read the same way."""
     tof = r.team_of
     if r.tranque_winner == 0:
         low = min(totals)
-        teams = {tof[s] for s, t in enumerate(totals) if t == low}
-    else:
-        team_totals = [0.0] * r.teams
-        for s, t in enumerate(totals):
-            team_totals[tof[s]] += t
-        low = min(team_totals)
-        teams = {t for t, v in enumerate(team_totals) if v == low}
-    return teams.pop() if len(teams) == 1 else None
+        return frozenset(tof[s] for s, t in enumerate(totals) if t == low)
+    team_totals = [0.0] * r.teams
+    for s, t in enumerate(totals):
+        team_totals[tof[s]] += t
+    low = min(team_totals)
+    return frozenset(t for t, v in enumerate(team_totals) if v == low)
 
 
 def next_opener(
@@ -1050,5 +1049,5 @@ __all__ = [
     "policy_playout",
     "random_playout",
     "tranque_points",
-    "tranque_team",
+    "tranque_teams",
 ]

@@ -4,7 +4,7 @@
 blocks the hand and by who would win that block. It reads the first two from
 the compact core (``outcome_position`` / ``move_outcome``: the view's position,
 every unseen tile in the next seat's hand, the move played and taken back)
-and the third from ``compact.tranque_team`` (the rules' ``tranque_winner``),
+and the third from ``compact.tranque_teams`` (the rules' ``tranque_winner``),
 which it asks with estimated pips. Here, at every legal play of random games
 of every preset (the crosses included) and of the other ``tranque_winner``
 and seat counts, the engine makes the play on a copy of the match and:
@@ -14,8 +14,8 @@ and seat counts, the engine makes the play on a copy of the match and:
   a fitting tile out of reach: medio says "blocks" only when the engine's
   hand ends in a tranque or a tie, and the engine blocks where medio does not
   only when a tile that fits sleeps in the boneyard out of every draw;
-* at every block, ``tranque_team`` of the engine's pip totals is the team
-  the engine's result names (None on a tie).
+* at every block, ``tranque_teams`` of the engine's pip totals is the team
+  the engine's result names alone, or more than one on a tie.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import pytest
 from capicua.bots.medio import move_outcome, outcome_position
 from capicua.bots.public import PublicState
 from capicua.engine import Match, Play, RedealAnswer, make_rules, parse_action
-from capicua.engine.compact import fast_rules, tranque_team
+from capicua.engine.compact import fast_rules, tranque_teams
 from capicua.engine.rules import PRESETS
 
 # (preset, options, legal plays to check, blocks medio must have seen among them).
@@ -99,18 +99,24 @@ def test_medio_reads_the_engines_rules(preset: str, options: dict[str, Any], che
                     assert _out_of_reach_fits(after, read.ends), where
                 if engine_blocks:
                     assert result is not None
-                    assert tranque_team(r, result["pip_totals"]) == result["team"], where
+                    lightest = tranque_teams(r, result["pip_totals"])
+                    if result["team"] is None:
+                        assert len(lightest) > 1, where
+                    else:
+                        assert lightest == {result["team"]}, where
                     blocks += 1
                 plays += 1
             match.apply(seat, parse_action(rng.choice(view["legal"]), rules.max_pip))
     assert sure >= sure_blocks, (preset, options, sure)
 
 
-def test_a_tie_or_a_team_from_estimated_pips() -> None:
-    """``tranque_team`` reads fractional (estimated) pips by the same rule."""
+def test_the_lightest_teams_of_estimated_pips() -> None:
+    """``tranque_teams`` reads fractional (estimated) pips by the same rule."""
     partners = fast_rules(make_rules("cubano"))  # lowest_player, seats 0/2 and 1/3
-    assert tranque_team(partners, [20, 7.5, 7.5, 30]) is None  # seat 1 and seat 2 tie
-    assert tranque_team(partners, [20, 7.5, 7.5 - 1e-9, 30]) == 0
+    assert tranque_teams(partners, [20, 7.5, 7.5, 30]) == {0, 1}  # seat 1 and seat 2 tie
+    assert tranque_teams(partners, [20, 7.5, 7.5 - 1e-9, 30]) == {0}
     teams = fast_rules(make_rules("cubano", tranque_winner="lowest_team"))
-    assert tranque_team(teams, [20, 7.5, 7.5, 30]) == 0  # 27.5 against 37.5
-    assert tranque_team(teams, [10, 7.5, 10, 12.5]) is None
+    assert tranque_teams(teams, [20, 7.5, 7.5, 30]) == {0}  # 27.5 against 37.5
+    assert tranque_teams(teams, [10, 7.5, 10, 12.5]) == {0, 1}
+    alone = fast_rules(make_rules("all-fives"))  # four seats, four teams
+    assert tranque_teams(alone, [20, 7.5, 7.5, 30]) == {1, 2}  # seat 0 loses to either
