@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench bench-server bench-standings lint typecheck clean sim cluster cluster-stop
+.PHONY: run test bench bench-server bench-cluster bench-standings lint typecheck clean sim cluster cluster-stop
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -33,6 +33,10 @@ bench: $(STAMP)
 
 bench-server: $(STAMP)
 	$(BIN)/capicua bench-server
+
+# Starts its own redis-server, PostgreSQL, HAProxy and servers (docs/deploy.md, "Benchmark").
+bench-cluster: $(STAMP)
+	$(BIN)/capicua bench-cluster
 
 bench-standings: $(STAMP)
 	$(BIN)/capicua bench-standings

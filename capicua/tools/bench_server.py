@@ -122,6 +122,7 @@ class Guest:
         self.pending: asyncio.Task[None] | None = None
         self.ping_at: float | None = None
         self.ready = asyncio.Event()
+        self.hello: dict[str, str] = {}  # the hello of its table, said again on a reconnection (bench-cluster)
         self.measure = True
 
     async def open(self, client: Any, level: str, watch_ready: bool = True) -> None:
@@ -132,7 +133,8 @@ class Guest:
         import websockets
 
         self.ws = await websockets.connect(self.ws_url, max_size=2**22, compression=WS_COMPRESSION)
-        await self.ws.send(json.dumps({"type": "hello", "table": body["table_id"], "token": body["token"]}))
+        self.hello = {"type": "hello", "table": body["table_id"], "token": body["token"]}
+        await self.ws.send(json.dumps(self.hello))
 
     async def run(self) -> None:
         try:
@@ -215,8 +217,9 @@ class Guest:
 class Server:
     """``python -m capicua.server`` in a process of its own, on a fresh SQLite database."""
 
-    def __init__(self, bot_delay: str, tmp: Path, limit_concurrency: int | None = None) -> None:
-        self.port = _free_port()
+    def __init__(self, bot_delay: str, tmp: Path, limit_concurrency: int | None = None, port: int | None = None,
+                 settings: dict[str, str] | None = None) -> None:
+        self.port = port or _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}/ws"
         # Every guest of the load comes from one address: the per-address and per-guest bounds are lifted.
@@ -225,6 +228,7 @@ class Server:
                    CAPICUA_SOCKETS_PER_CLIENT="1000000", CAPICUA_SOCKETS_PER_GUEST="1000000")
         if limit_concurrency is not None:
             env["CAPICUA_MAX_CONNECTIONS"] = str(limit_concurrency)
+        env.update(settings or {})  # a cluster's database, Redis and node id (bench-cluster)
         cmd = [sys.executable, "-m", "capicua.server", "--port", str(self.port), "--data-dir", str(tmp),
                "--bot-delay", bot_delay, "--log-level", "warning"]
         self.log = open(tmp / "server.log", "ab")  # noqa: SIM115 - closed in stop()
