@@ -57,10 +57,15 @@ from capicua.tools.bench_server import (
     _open_many,
     _pinger,
     _why,
+    add_load_options,
     children_cpu_s,
+    install_uvloop,
+    measure,
+    open_tables,
     percentile,
     proc_cpu_s,
     self_cpu_s,
+    step_row,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,16 +73,16 @@ P99_TARGET_MS = 50.0  # the issue's bound: the tables a setup holds are those at
 START_S = 60.0  # a guard against a part of the cluster that never starts, not a measure
 
 
-def _stop_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM, grace_s: float = 20.0) -> None:
-    """Signal a group's leader, wait for it (SIGKILL after ``grace_s``), then kill what is left of its group."""
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(sig)
-        try:
-            proc.wait(timeout=grace_s)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+def _end_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM, grace_s: float = 20.0) -> None:
+    """Signal the whole process group ``proc`` leads (a worker and its pool together), wait for its
+    leader (SIGKILL to the group after ``grace_s``), then kill whatever of the group is left."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # ended already
+        os.killpg(proc.pid, sig)
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
     with contextlib.suppress(ProcessLookupError, PermissionError):  # a pool worker its leader left behind
         os.killpg(proc.pid, signal.SIGKILL)
 
@@ -121,9 +126,9 @@ class Services:
             try:  # Enter: it stops its cluster and deletes it
                 self.pg.wait(timeout=30)
             except subprocess.TimeoutExpired:
-                _stop_group(self.pg, sig=signal.SIGKILL)
+                _end_group(self.pg, sig=signal.SIGKILL)
         if self.redis is not None:
-            _stop_group(self.redis)
+            _end_group(self.redis)
 
 
 class Cluster:
@@ -218,13 +223,13 @@ class Cluster:
         return sum(s.rss_kb() for s in self.servers)
 
     def stop(self) -> None:
-        _stop_group(self.haproxy, sig=signal.SIGKILL)
+        _end_group(self.haproxy, sig=signal.SIGKILL)
         for s in self.servers:  # SIGTERM: each drains, giving its leases up
             s.proc.send_signal(signal.SIGTERM)
         for s in self.servers:
             s.stop()
         for w in self.workers:
-            _stop_group(w)
+            _end_group(w)
 
 
 class FollowingGuest(Guest):
@@ -326,39 +331,16 @@ def _check_logs(engine: Any, guests: list[FollowingGuest]) -> dict[str, int]:
 Emit = Any  # (kind, row) -> None
 
 
-async def _measure_step(cluster: Cluster, guests: list[Guest], stats: Stats, n: int, args: argparse.Namespace,
-                        bar: Any, base_rss: int) -> dict[str, Any]:
-    import gc
-
-    for _ in range(int(args.warmup)):
-        await asyncio.sleep(1)
-        bar.update(1)
-    gc.collect()
-    gc.freeze()
-    gc.disable()  # the generator's own collector must not pause the measurement (bench-server's reason)
-    stats.reset()
-    t0, s0, b0, g0 = time.perf_counter(), cluster.cpu_s(), cluster.bots_cpu_s(), self_cpu_s()
-    for _ in range(int(args.seconds)):
-        await asyncio.sleep(1)
-        bar.update(1)
-    dt = time.perf_counter() - t0
-    gc.enable()
-    gc.unfreeze()
-    server_cpu = cluster.cpu_s() - s0
-    rss = cluster.rss_kb()
+async def _measure_step(cluster: Cluster, stats: Stats, n: int, args: argparse.Namespace, bar: Any,
+                        base_rss: int) -> dict[str, Any]:
+    dt, (server_cpu, bots_cpu, generator_cpu) = await measure(
+        args, bar, stats, lambda: [cluster.cpu_s(), cluster.bots_cpu_s(), self_cpu_s()])
     return {
         "processes": len(cluster.servers),
-        "tables": n,
-        "plays": stats.plays,
-        "latency_ms": {p: round(percentile(stats.latencies, q), 1) for p, q in (("p50", 50), ("p99", 99))},
-        "ping_ms": {p: round(percentile(stats.pings, q), 1) for p, q in (("p50", 50), ("p99", 99))},
-        "events_per_s": round(stats.events / dt, 1),
-        "errors": stats.errors,
+        **step_row(n, stats, dt, cluster.rss_kb(), base_rss),
         "server_cpu_pct": round(100 * server_cpu / dt, 1),
-        "bots_cpu_pct": round(100 * (cluster.bots_cpu_s() - b0) / dt, 1),
-        "generator_cpu_pct": round(100 * (self_cpu_s() - g0) / dt, 1),
-        "server_rss_mb": round(rss / 1024, 1),
-        "kb_per_table": round((rss - base_rss) / n, 1),
+        "bots_cpu_pct": round(100 * bots_cpu / dt, 1),
+        "generator_cpu_pct": round(100 * generator_cpu / dt, 1),
         "events_per_server_cpu_s": round(stats.events / server_cpu, 1) if server_cpu > 0 else None,
     }
 
@@ -384,17 +366,15 @@ async def ramp(services: Services, tmp: Path, processes: int, args: argparse.Nam
             base_rss = cluster.rss_kb()
             pinger = asyncio.get_running_loop().create_task(_pinger(guests, stop, 0.01))
             for n in sorted(set(args.tables)):
-                new = [Guest(cluster.base, cluster.ws_url, stats, args.think, rng) for _ in range(n - len(guests))]
-                guests.extend(new)  # closed at the end, opened or not
-                bar.set_postfix_str(f"{processes} processes, opening {len(new)} tables")
+                bar.set_postfix_str(f"{processes} processes, opening {n - len(guests)} tables")
                 try:
-                    await _open_many(new, client, args.level)
+                    await open_tables(guests, n, cluster.base, cluster.ws_url, stats, args, rng, client)
                 except StepFailed as exc:
                     rows.append({"processes": processes, "tables": n, "failed": str(exc)})
                     emit("step", rows[-1])
                     break
                 bar.set_postfix_str(f"{processes} processes, {n} tables")
-                rows.append(await _measure_step(cluster, guests, stats, n, args, bar, base_rss))
+                rows.append(await _measure_step(cluster, stats, n, args, bar, base_rss))
                 emit("step", rows[-1])
         except (RuntimeError, OSError) as exc:  # the cluster itself did not start: a row says so
             rows.append({"processes": processes, "tables": 0, "failed": _why(exc)})
@@ -515,7 +495,7 @@ def render_header(args: argparse.Namespace) -> str:
         f"{args.think} s, bot delay {args.bot_delay} s, {args.workers} bot worker(s), {args.seconds} s per step",
         "baseline: the ping round trip on the same sockets at the same time; CPU in percent of one core",
         "",
-        "| processes | tables | plays | play→event p50 / p99 ms | ping p50 / p99 ms | events/s | errors "
+        "| processes | tables | plays | play→event p50 / p95 / p99 ms | ping p50 / p99 ms | events/s | errors "
         "| servers CPU % | bots CPU % | generator CPU % | servers RSS MB, KB/table | events per server CPU-s |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ])
@@ -537,7 +517,7 @@ def render(kind: str, r: dict[str, Any]) -> str:
     if "failed" in r:
         return f"| {r['processes']} | {r['tables']} | failed: {r['failed']} |" + " |" * (COLUMNS - 3)
     lat, ping = r["latency_ms"], r["ping_ms"]
-    return (f"| {r['processes']} | {r['tables']} | {r['plays']} | {lat['p50']} / {lat['p99']} | "
+    return (f"| {r['processes']} | {r['tables']} | {r['plays']} | {lat['p50']} / {lat['p95']} / {lat['p99']} | "
             f"{ping['p50']} / {ping['p99']} | {r['events_per_s']} | {r['errors']} | {r['server_cpu_pct']} | "
             f"{r['bots_cpu_pct']} | {r['generator_cpu_pct']} | {r['server_rss_mb']}, {r['kb_per_table']} | "
             f"{r['events_per_server_cpu_s']} |")
@@ -559,28 +539,16 @@ def _ints(text: str) -> list[int]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="capicua bench-cluster", description=__doc__.split("\n\n")[0])
     p.add_argument("--processes", type=_ints, default=[1, 2, 4], help="server processes per ramp (default 1,2,4)")
-    p.add_argument("--tables", type=_ints, default=[250, 500, 1000, 2000],
-                   help="the ramp: numbers of tables playing at once (default 250,500,1000,2000)")
     p.add_argument("--workers", type=int, default=1, help="capicua worker processes beside the servers (default 1)")
-    p.add_argument("--seconds", type=float, default=30.0, help="measured seconds per step (default 30)")
-    p.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring each step (default 5)")
-    p.add_argument("--think", type=float, default=2.0, help="a guest's seconds to think (default 2)")
-    p.add_argument("--bot-delay", default="0.6,1.5", help="the bots' delay, as capicua serve takes it")
-    p.add_argument("--level", default="medio", help="the bots' level (default medio)")
+    add_load_options(p, [250, 500, 1000, 2000])
     p.add_argument("--database", default=None, metavar="URL",
                    help="a PostgreSQL to use (default: a throw-away one, tests/pgserver.py)")
     p.add_argument("--kills", type=int, default=20, help="owners killed in the failover measure (0: skip)")
     p.add_argument("--failover-tables", type=int, default=20, help="tables playing during the failover (20)")
     p.add_argument("--failover-wait", type=float, default=30.0,
                    help="seconds a killed table may stay silent before it counts as stalled (30)")
-    p.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
     args = p.parse_args(argv)
-    try:
-        import uvloop
-
-        uvloop.install()
-    except ImportError:  # uvloop is optional: the standard loop then
-        pass
+    install_uvloop()
     if not args.json:
         print(render_header(args), flush=True)
     # Ctrl-C and SIGTERM end the run through the finally blocks that stop every process started.

@@ -307,6 +307,53 @@ async def _open_many(guests: list[Guest], client: Any, level: str, at_once: int 
         raise StepFailed(f"{len(failed)} of {len(guests)} tables did not open ({_why(failed[0])})")
 
 
+async def measure(args: argparse.Namespace, bar: Any, stats: Stats,
+                  cpu: Callable[[], list[float]]) -> tuple[float, list[float]]:
+    """Wait ``args.warmup`` seconds, reset ``stats`` and measure for ``args.seconds``: the
+    seconds measured and the CPU seconds each clock of ``cpu()`` counted meanwhile."""
+    for _ in range(int(args.warmup)):
+        await asyncio.sleep(1)
+        bar.update(1)
+    # The generator's own collector must not pause the measurement: its
+    # full collections of a thousand clients' state took 200-800 ms.
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    stats.reset()
+    t0, before = time.perf_counter(), cpu()
+    for _ in range(int(args.seconds)):
+        await asyncio.sleep(1)
+        bar.update(1)
+    dt = time.perf_counter() - t0
+    gc.enable()
+    gc.unfreeze()
+    return dt, [after - at_start for at_start, after in zip(before, cpu(), strict=True)]
+
+
+def step_row(tables: int, stats: Stats, dt: float, rss_kb: int, base_rss_kb: int) -> dict[str, Any]:
+    """What a step measured of the load over ``dt`` seconds (the CPU figures are the caller's)."""
+    return {
+        "tables": tables,
+        "plays": stats.plays,
+        "latency_ms": {p: round(percentile(stats.latencies, q), 1) for p, q in (("p50", 50), ("p95", 95), ("p99", 99))},
+        "ping_ms": {p: round(percentile(stats.pings, q), 1) for p, q in (("p50", 50), ("p99", 99))},
+        "events_per_s": round(stats.events / dt, 1),
+        "frames_per_s": round(stats.frames / dt, 1),
+        "errors": stats.errors,
+        "server_rss_mb": round(rss_kb / 1024, 1),
+        "kb_per_table": round((rss_kb - base_rss_kb) / tables, 1),
+    }
+
+
+async def open_tables(guests: list[Guest], n: int, base: str, ws_url: str, stats: Stats, args: argparse.Namespace,
+                      rng: random.Random, client: Any) -> None:
+    """Open tables (a :class:`Guest` each, added to ``guests``) until ``n`` play; :class:`StepFailed`
+    when some could not."""
+    new = [Guest(base, ws_url, stats, args.think, rng) for _ in range(n - len(guests))]
+    guests.extend(new)  # closed at the end, opened or not
+    await _open_many(new, client, args.level)
+
+
 Emit = Callable[[str, dict[str, Any]], None]  # ("step" | "idle", its row) as each one ends
 
 
@@ -334,48 +381,22 @@ async def ramp(args: argparse.Namespace, emit: Emit) -> dict[str, Any]:
                 bar = tqdm(total=len(steps) * (args.seconds + args.warmup), unit="s", file=sys.stderr,
                            desc="bench-server", dynamic_ncols=True)
                 for n in steps:
-                    new = [Guest(server.base, server.ws_url, stats, args.think, rng) for _ in range(n - len(guests))]
-                    guests.extend(new)  # closed at the end, opened or not
-                    bar.set_postfix_str(f"opening {len(new)} tables")
+                    bar.set_postfix_str(f"opening {n - len(guests)} tables")
                     try:
-                        await _open_many(new, client, args.level)
+                        await open_tables(guests, n, server.base, server.ws_url, stats, args, rng, client)
                     except StepFailed as exc:
                         failed = {"tables": n, "failed": str(exc)}
                         out["steps"].append(failed)
                         emit("step", failed)
                         break
                     bar.set_postfix_str(f"{n} tables")
-                    for _ in range(int(args.warmup)):
-                        await asyncio.sleep(1)
-                        bar.update(1)
-                    # The generator's own collector must not pause the measurement: its
-                    # full collections of a thousand clients' state took 200-800 ms.
-                    gc.collect()
-                    gc.freeze()
-                    gc.disable()
-                    stats.reset()
-                    t0, s0, p0, g0 = time.perf_counter(), server.cpu_s(), server.pool_cpu_s(), self_cpu_s()
-                    for _ in range(int(args.seconds)):
-                        await asyncio.sleep(1)
-                        bar.update(1)
-                    dt = time.perf_counter() - t0
-                    gc.enable()
-                    gc.unfreeze()
-                    rss = server.rss_kb()
+                    dt, (server_cpu, pool_cpu, generator_cpu) = await measure(
+                        args, bar, stats, lambda: [server.cpu_s(), server.pool_cpu_s(), self_cpu_s()])
                     step = {
-                        "tables": n,
-                        "plays": stats.plays,
-                        "latency_ms": {p: round(percentile(stats.latencies, q), 1)
-                                       for p, q in (("p50", 50), ("p95", 95), ("p99", 99))},
-                        "ping_ms": {p: round(percentile(stats.pings, q), 1) for p, q in (("p50", 50), ("p99", 99))},
-                        "events_per_s": round(stats.events / dt, 1),
-                        "frames_per_s": round(stats.frames / dt, 1),
-                        "errors": stats.errors,
-                        "server_cpu_pct": round(100 * (server.cpu_s() - s0) / dt, 1),
-                        "bot_pool_cpu_pct": round(100 * (server.pool_cpu_s() - p0) / dt, 1),
-                        "generator_cpu_pct": round(100 * (self_cpu_s() - g0) / dt, 1),
-                        "server_rss_mb": round(rss / 1024, 1),
-                        "kb_per_table": round((rss - base_rss) / n, 1),
+                        **step_row(n, stats, dt, server.rss_kb(), base_rss),
+                        "server_cpu_pct": round(100 * server_cpu / dt, 1),
+                        "bot_pool_cpu_pct": round(100 * pool_cpu / dt, 1),
+                        "generator_cpu_pct": round(100 * generator_cpu / dt, 1),
                     }
                     out["steps"].append(step)
                     emit("step", step)
@@ -489,30 +510,41 @@ def printer(args: argparse.Namespace) -> Emit:
     return emit
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="capicua bench-server", description=__doc__.split("\n\n")[0])
-    p.add_argument("--tables", type=lambda s: [int(x) for x in s.split(",")], default=[100, 250, 500, 1000],
-                   help="the ramp: numbers of tables playing at once (default 100,250,500,1000)")
+def add_load_options(p: argparse.ArgumentParser, tables: list[int]) -> None:
+    """The options of the load (bench-server's and bench-cluster's): the ramp, each step's
+    seconds, the guests' and the neighbours' pace, the output."""
+    p.add_argument("--tables", type=lambda s: [int(x) for x in s.split(",")], default=tables,
+                   help=f"the ramp: numbers of tables playing at once (default {','.join(map(str, tables))})")
     p.add_argument("--seconds", type=float, default=30.0, help="measured seconds per step (default 30)")
     p.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring each step (default 5)")
     p.add_argument("--think", type=float, default=2.0, help="a guest's seconds to think (default 2)")
     p.add_argument("--bot-delay", default="0.6,1.5", help='the neighbours\' delay, as capicua serve takes it')
     p.add_argument("--level", default="medio", help="the neighbours' level (default medio)")
-    p.add_argument("--idle", type=int, default=1000, help="idle tables to measure memory with (0: skip)")
-    p.add_argument("--limit-concurrency", type=int, default=None,
-                   help="the server's bound on connections and requests at once (default: the server's, 1024)")
     p.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
-    p.add_argument("--ws-deflate", choices=("on", "off"), default="on",
-                   help="whether the guests' websockets take permessage-deflate, as browsers do (default on)")
-    args = p.parse_args(argv)
-    global WS_COMPRESSION
-    WS_COMPRESSION = "deflate" if args.ws_deflate == "on" else None
+
+
+def install_uvloop() -> None:
+    """The load generator's loop: uvloop where installed (less of its own CPU in the measures)."""
     try:
         import uvloop
 
         uvloop.install()
     except ImportError:  # uvloop is optional: the standard loop then
         pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="capicua bench-server", description=__doc__.split("\n\n")[0])
+    add_load_options(p, [100, 250, 500, 1000])
+    p.add_argument("--idle", type=int, default=1000, help="idle tables to measure memory with (0: skip)")
+    p.add_argument("--limit-concurrency", type=int, default=None,
+                   help="the server's bound on connections and requests at once (default: the server's, 1024)")
+    p.add_argument("--ws-deflate", choices=("on", "off"), default="on",
+                   help="whether the guests' websockets take permessage-deflate, as browsers do (default on)")
+    args = p.parse_args(argv)
+    global WS_COMPRESSION
+    WS_COMPRESSION = "deflate" if args.ws_deflate == "on" else None
+    install_uvloop()
     if not args.json:
         print(render_header(args), flush=True)
     out = asyncio.run(ramp(args, printer(args)))
