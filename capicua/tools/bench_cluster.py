@@ -27,7 +27,9 @@ stand-in or offline mark for the failover.
 
 Every process started here leads a process group of its own and is stopped
 (by its PID) at the end, on an error and on Ctrl-C. Progress goes to stderr
-(tqdm); rows to stdout (``--json``: one JSON object per line).
+(tqdm); rows to stdout (``--json``: one JSON object per line). With
+``CAPICUA_BENCH_CLUSTER_LOGS=DIR`` the processes' logs, the HAProxy configs and
+each server's ``/metrics`` as each ramp left it are copied to DIR.
 """
 
 from __future__ import annotations
@@ -170,7 +172,7 @@ class Cluster:
             "CAPICUA_NODE_ID": node, "CAPICUA_TRUSTED_PROXIES": "127.0.0.1"})
 
     def _worker(self, i: int) -> subprocess.Popen[bytes]:
-        cmd = [sys.executable, "-m", "capicua", "worker", "--redis", self.services.redis_url, "--processes", "1",
+        cmd = [sys.executable, "-m", "capicua", "worker", "--redis", self.services.redis_url,
                "--log-level", "warning", "--name", f"bench-w{i + 1}"]
         with open(self.tmp / f"worker{i + 1}.log", "ab") as log:
             return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -194,6 +196,12 @@ class Cluster:
             if time.monotonic() > deadline or self.haproxy.poll() is not None:
                 raise RuntimeError(f"the balancer sends to {sorted(seen)}, not to {sorted(want - seen)}")
             await asyncio.sleep(0.2)
+
+    async def save_metrics(self, client: Any) -> None:
+        """Each server's /metrics as the run left it, beside its log (kept by CAPICUA_BENCH_CLUSTER_LOGS)."""
+        for node, s in zip(self.nodes, self.servers, strict=True):
+            with contextlib.suppress(Exception):  # a server that died: no metrics to keep
+                (self.tmp / node / "metrics.txt").write_text((await client.get(s.base + "/metrics")).text)
 
     def node_index(self, node: str) -> int | None:
         return self.nodes.index(node) if node in self.nodes else None
@@ -383,6 +391,7 @@ async def ramp(services: Services, tmp: Path, processes: int, args: argparse.Nam
             stop.set()
             if pinger is not None:
                 pinger.cancel()
+            await cluster.save_metrics(client)
             for g in guests:
                 await g.close()
             cluster.stop()
@@ -447,6 +456,7 @@ async def failover(services: Services, tmp: Path, args: argparse.Namespace, emit
         except (RuntimeError, OSError, StepFailed) as exc:
             row = {"kills": args.kills, "failed": _why(exc)}
         finally:
+            await cluster.save_metrics(client)
             for g in guests:
                 await g.close()
             cluster.stop()
