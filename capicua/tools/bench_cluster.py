@@ -318,7 +318,7 @@ def _check_logs(engine: Any, guests: list[FollowingGuest]) -> dict[str, int]:
     sent), any seq heard twice differently, and stand-ins or offline marks."""
     from sqlalchemy import text
 
-    out = {"lost": 0, "doubled": 0, "resent_differently": 0, "stand_ins": 0, "offline_marks": 0}
+    out = {"plays_checked": 0, "lost": 0, "doubled": 0, "resent_differently": 0, "stand_ins": 0, "offline_marks": 0}
     with engine.connect() as conn:
         for g in guests:
             seat = g.view["seat"] if g.view else 0
@@ -326,8 +326,9 @@ def _check_logs(engine: Any, guests: list[FollowingGuest]) -> dict[str, int]:
                                 {"t": g.hello["table"]}).scalars().all()
             entries = [r if isinstance(r, dict) else json.loads(r) for r in rows]
             logged = sum(1 for e in entries if e.get("op") == "action" and e.get("seat") == seat
-                         and e.get("by") == "human" and "tile" in json.dumps(e.get("action")))
+                         and e.get("by") == "human" and "tile" in (e.get("action") or {}))
             heard = sum(1 for e in g.heard.values() if e.get("kind") == "play" and e.get("seat") == seat)
+            out["plays_checked"] += heard
             out["lost"] += max(0, heard - logged)
             out["doubled"] += max(0, logged - g.sent_plays)
             out["resent_differently"] += g.resent_differently
@@ -522,7 +523,7 @@ def render(kind: str, r: dict[str, Any]) -> str:
         return (f"\nfailover over {r['kills']} kills -9 of a table's owner (2 processes): owner killed → next event "
                 f"p50 {t['p50']} s, p99 {t['p99']} s, max {t['max']} s ({r['timed']} timed, {r['stalled']} with "
                 f"no event within {r['wait_s']:g} s, {r['skipped']} skipped); {r['reconnects']} reconnections; "
-                f"plays lost {r['lost']}, doubled {r['doubled']}, seqs heard twice differently "
+                f"of {r['plays_checked']} acknowledged plays of the guests, lost {r['lost']}, doubled {r['doubled']}, seqs heard twice differently "
                 f"{r['resent_differently']}, stand-ins {r['stand_ins']}, offline marks {r['offline_marks']}")
     if "failed" in r:
         return f"| {r['processes']} | {r['tables']} | failed: {r['failed']} |" + " |" * (COLUMNS - 3)
