@@ -137,23 +137,23 @@ class Cluster:
     """N ``capicua serve`` processes, ``workers`` ``capicua worker`` and HAProxy in front of them."""
 
     def __init__(self, services: Services, tmp: Path, processes: int, workers: int, bot_delay: str) -> None:
+        haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
+        if not Path(haproxy).exists():  # before any process starts: nothing to stop then
+            raise RuntimeError("haproxy not found: run `bash scripts/ensure-system-deps.sh`")
         self.services = services
         self.tmp = tmp
         self.bot_delay = bot_delay
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}/ws"
         self.ports = [_free_port() for _ in range(processes)]
+        config = subprocess.run([sys.executable, str(ROOT / "tests" / "haproxyserver.py"), "--render", "--port",
+                                 str(self.port), *map(str, self.ports)], capture_output=True, text=True, check=True)
+        (tmp / "haproxy.cfg").write_text(config.stdout)
         self.starts = 0
         self.nodes: list[str] = []
         self.servers: list[Server] = [self._serve(i) for i in range(processes)]
         self.workers = [self._worker(i) for i in range(workers)]
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.ws_url = f"ws://127.0.0.1:{self.port}/ws"
-        config = subprocess.run([sys.executable, str(ROOT / "tests" / "haproxyserver.py"), "--render", "--port",
-                                 str(self.port), *map(str, self.ports)], capture_output=True, text=True, check=True)
-        (tmp / "haproxy.cfg").write_text(config.stdout)
-        haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
-        if not Path(haproxy).exists():
-            raise RuntimeError("haproxy not found: run `bash scripts/ensure-system-deps.sh`")
         with open(tmp / "haproxy.log", "ab") as log:
             self.haproxy = subprocess.Popen([haproxy, "-db", "-f", str(tmp / "haproxy.cfg")], stdout=log,
                                             stderr=subprocess.STDOUT, start_new_session=True)
