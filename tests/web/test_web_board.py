@@ -405,20 +405,20 @@ def test_a_neighbours_draws_show_one_by_one(browser, base_url, width, height):
         k = draws_in(batch)
         badge = '.seat[data-seat="1"] [data-testid="count-badge"]'
         page.evaluate(WATCH_JS, [badge, "return el.textContent"])
+        # Every "¡Roba!" stamp the seat shows is counted as it is added: a stamp lives
+        # 1.1 s, which a loaded machine can spend between two of the test's own calls.
+        page.evaluate("""() => { window.__robas = 0; new MutationObserver((ms) => { for (const m of ms)
+            for (const n of m.addedNodes) if (n.nodeType === 1 && n.matches('.seat[data-seat="1"] .sbanner--draw')) window.__robas++;
+          }).observe(document.body, {subtree: true, childList: true}); }""")
         push(page, batch)
         for i in range(k):
             # A face-down tile flies from the boneyard to the seat, which says "¡Roba!"...
-            # The stamp is read in the same frame the flight is seen: it lives 1.1 s, which
-            # a loaded machine can spend between two of the test's own calls.
-            seen = page.wait_for_function(
-                "(n) => window.__flights.filter((f) => f.kind === 'draw').length > n"
-                " && {banners: document.querySelectorAll('.seat[data-seat=\"1\"] .sbanner--draw').length}",
-                arg=i,
-            ).json_value()
+            page.wait_for_function("(n) => window.__flights.filter((f) => f.kind === 'draw').length > n", arg=i)
             flight = page.evaluate(FLIGHT_ENDS_JS, i)
             assert centre_in(flight["start"], rect_of(page, "#sleeping")), flight
             assert centre_in(flight["end"], rect_of(page, '.seat[data-seat="1"]')), flight
-            assert seen["banners"] == 1, seen
+            page.wait_for_function("(n) => window.__robas > n", arg=i, timeout=5000)  # one stamp per draw
+            assert page.evaluate("window.__robas") == i + 1
             # ...and the count goes up only when it lands.
             assert page.locator(badge).inner_text() == str(count + i)
             if i == 0:
