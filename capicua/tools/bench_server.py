@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -304,7 +305,11 @@ async def _open_many(guests: list[Guest], client: Any, level: str, at_once: int 
     results = await asyncio.gather(*(one(g) for g in guests), return_exceptions=True)
     failed = [r for r in results if isinstance(r, BaseException)]
     if failed:
-        raise StepFailed(f"{len(failed)} of {len(guests)} tables did not open ({_why(failed[0])})")
+        # Every distinct cause, most frequent first: when a bound refuses some tables (a
+        # 503) the others may fail on the way out in some other way.
+        causes = Counter(_why(f) for f in failed)
+        why = "; ".join(c for c, _ in causes.most_common())[:300]
+        raise StepFailed(f"{len(failed)} of {len(guests)} tables did not open ({why})")
 
 
 async def measure(args: argparse.Namespace, bar: Any, stats: Stats,
