@@ -466,6 +466,16 @@ async def failover(services: Services, tmp: Path, args: argparse.Namespace, emit
     return row
 
 
+def _held(rows: list[dict[str, Any]]) -> int:
+    """The most tables of a ramp at which that step and every one before it kept p99 within the target."""
+    held = 0
+    for r in rows:
+        if "failed" in r or not r["latency_ms"]["p99"] <= P99_TARGET_MS:
+            break
+        held = r["tables"]
+    return held
+
+
 async def run(args: argparse.Namespace, emit: Emit) -> bool:
     """Every step and the failover; True when any failed."""
     from tqdm import tqdm
@@ -483,8 +493,7 @@ async def run(args: argparse.Namespace, emit: Emit) -> bool:
             for n in args.processes:
                 rows = await ramp(services, tmp, n, args, emit, bar)
                 failed |= any("failed" in r for r in rows)
-                ok = [r for r in rows if "failed" not in r and r["latency_ms"]["p99"] <= P99_TARGET_MS]
-                held.append({"processes": n, "tables_held": max((r["tables"] for r in ok), default=0)})
+                held.append({"processes": n, "tables_held": _held(rows)})
                 emit("held", held[-1])
             if args.kills:
                 failed |= "failed" in await failover(services, tmp, args, emit, bar)
