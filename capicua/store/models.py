@@ -246,3 +246,35 @@ class AnalysisRow(Base):
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     result: Mapped[dict[str, Any]] = mapped_column(JSON)
     computed_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class QueueEntryRow(Base):
+    """A player in the parque's matchmaking queue (:mod:`capicua.store.queue`): waiting
+    while ``table_id`` is empty, seated at ``table_id`` once the matcher opened it."""
+
+    __tablename__ = "queue_entries"
+    __table_args__ = (Index("ix_queue_entries_waiting", "table_id", "preset", "joined_at"),)
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    nickname: Mapped[str] = mapped_column(String(40))
+    level: Mapped[int] = mapped_column(Integer)
+    preset: Mapped[str] = mapped_column(String(40))
+    rating: Mapped[float] = mapped_column(Float)
+    wait_s: Mapped[int | None] = mapped_column(Integer, nullable=True)  # None: never neighbours
+    joined_at: Mapped[datetime] = mapped_column(DateTime)
+    polled_at: Mapped[datetime] = mapped_column(DateTime)
+    table_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    seated_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class ParqueTableRow(Base):
+    """A table the parque lists: ``public`` (its host made it public) or ``matched``
+    (the matcher opened it). A table by link only has no row."""
+
+    __tablename__ = "parque_tables"
+    __table_args__ = (Index("ix_parque_tables_listed", "listed_at"),)
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    host: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    listed_at: Mapped[datetime] = mapped_column(DateTime)
