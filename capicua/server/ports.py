@@ -108,6 +108,20 @@ class Lease:
     took_over: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """Who holds a table's lease as the store reads it now: ``owner`` (``""`` once given
+    up) for ``left_ms`` more on the store's clock (``<= 0``: it ran out or was given up,
+    so the next process to want the table takes it)."""
+
+    owner: str
+    left_ms: int
+
+    @property
+    def live(self) -> bool:
+        return self.left_ms > 0
+
+
 class Leases(Protocol):
     """Which process owns each live table. A process runs a table only while it holds
     its lease, and renews it every :attr:`ttl_ms` / 3."""
@@ -132,6 +146,11 @@ class Leases(Protocol):
     async def release(self, lease: Lease) -> None:
         """Give the lease up (the table left memory): the next process to want the
         table takes it at once. Raises :class:`LogUnavailable`."""
+
+    async def holders(self, table_ids: Sequence[str]) -> dict[str, Holder]:
+        """Who holds each table's lease now and for how long still, read at once for
+        many tables (a gateway watching the owners its sockets follow); a table whose
+        lease was never taken is left out. Raises :class:`LogUnavailable`."""
 
 
 class MatchRecords(Protocol):

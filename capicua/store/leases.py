@@ -10,6 +10,7 @@ transaction (:func:`capicua.store.tablelogs.append_many`). Synchronous:
 
 from __future__ import annotations
 
+import math
 from datetime import timedelta
 
 from sqlalchemy import func, select, update
@@ -81,6 +82,21 @@ def renew(store: Store, owner: str, ttl_ms: int, held: dict[str, int]) -> list[s
                 .values(expires_at=func.now() + timedelta(milliseconds=ttl_ms))
             )
     return [t for t in ids if mine.get(t) != held[t]]
+
+
+def holders(store: Store, table_ids: list[str]) -> dict[str, tuple[str, int]]:
+    """Who holds each table's lease and for how long still, in one query, without a
+    lock: ``{table: (owner, ms left)}``, the time left on the database's clock
+    (``<= 0``: it ran out, or was given up, owner ``FREE``). A table with no lease
+    row (no such table, or never leased) is left out."""
+    if not table_ids:
+        return {}
+    left = func.extract("epoch", TableLeaseRow.expires_at - func.now()) * 1000
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            select(TableLeaseRow.table_id, TableLeaseRow.owner, left).where(TableLeaseRow.table_id.in_(table_ids))
+        ).all()
+    return {table_id: (owner, math.ceil(ms)) for table_id, owner, ms in rows}
 
 
 def release(store: Store, table_id: str, owner: str, epoch: int) -> None:

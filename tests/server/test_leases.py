@@ -19,9 +19,10 @@ from capicua.server.adapters.botpool import PoolBots
 from capicua.server.adapters.leases import LocalLeases, SqlLeases
 from capicua.server.adapters.memory import LocalBus, LoopClock
 from capicua.server.adapters.sql import StoreLog
-from capicua.server.ports import Fenced, Lease
+from capicua.server.ports import Fenced, Holder, Lease
 from capicua.server.registry import Tables
 from capicua.store import Store, tablelogs
+from capicua.store import leases as stored
 from capicua.store.models import TableEventRow, TableLeaseRow
 from capicua.table import protocol
 from capicua.table.core import CoreConfig
@@ -87,6 +88,41 @@ def test_a_lease_is_one_holders_at_a_time_and_its_epoch_only_grows(pg_store: Sto
         assert again == Lease("t_lease", "a", 3)
         mine = await a.acquire("t_lease")  # its own, taken again (a new copy of the table): a new epoch
         assert mine == Lease("t_lease", "a", 4)
+        a.close()
+        b.close()
+        log.close()
+
+    asyncio.run(main())
+
+
+def test_the_holders_of_many_leases_are_read_at_once_on_the_databases_clock(pg_store: Store) -> None:
+    """What a gateway watching the owners its sockets follow reads: each table's holder
+    and its time left as the database's now() sees it: live, ran out (its holder kept),
+    given up (no holder); a table never leased is left out."""
+    async def main() -> None:
+        pid, _ = pg_store.create_player("Ana")
+        log = StoreLog(pg_store, leased=True)
+        for tid in ("t_live", "t_out", "t_free", "t_never"):
+            await log.create(tid, {"op": "open", "table": tid, "preset": "cubano", "options": {},
+                                   "secret": "s" * 64, "seats": seats(pid), "private": False, "host": None})
+        a, b = SqlLeases(pg_store, "a", 2_000), SqlLeases(pg_store, "b", HOUR_MS)
+        await a.acquire("t_live")
+        await a.acquire("t_out")
+        freed = await b.acquire("t_free")
+        assert freed is not None
+        await b.release(freed)
+        run_out(pg_store, "t_out")
+        ids = ["t_live", "t_out", "t_free", "t_never", "t_none"]
+        found = stored.holders(pg_store, ids)
+        assert set(found) == {"t_live", "t_out", "t_free"}
+        owner, left_ms = found["t_live"]
+        assert owner == "a" and 0 < left_ms <= 2_000  # the 2 s lease, less the moments since
+        assert found["t_out"][0] == "a" and found["t_out"][1] <= 0
+        assert found["t_free"] == (stored.FREE, found["t_free"][1]) and found["t_free"][1] <= 0
+        assert stored.holders(pg_store, []) == {}
+        seen = await b.holders(ids)  # the port: the same reading
+        assert seen["t_live"].owner == "a" and seen["t_live"].live
+        assert not seen["t_out"].live and not seen["t_free"].live and "t_never" not in seen
         a.close()
         b.close()
         log.close()
@@ -226,5 +262,6 @@ def test_in_one_process_every_lease_is_granted_with_a_new_epoch() -> None:
         assert await leases.renew([first, second]) == [first]  # the older copy's is not the table's
         await leases.release(second)
         assert (await leases.acquire("t_x")).epoch == 3  # never back
+        assert await leases.holders(["t_x", "t_y"]) == {"t_x": Holder("here", leases.ttl_ms)}
 
     asyncio.run(main())

@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from capicua.server.ports import Lease, LogUnavailable
+from capicua.server.ports import Holder, Lease, LogUnavailable
 from capicua.store import Store
 from capicua.store import leases as stored
 
@@ -61,6 +61,10 @@ class LocalLeases:
 
     async def release(self, lease: Lease) -> None:
         """Nothing to give: one process. The epoch is kept, so it still only grows."""
+
+    async def holders(self, table_ids: Sequence[str]) -> dict[str, Holder]:
+        """This process, for a whole lease, of every table it ever leased."""
+        return {t: Holder(self._owner, self._ttl_ms) for t in table_ids if t in self._epochs}
 
 
 class SqlLeases:
@@ -105,3 +109,7 @@ class SqlLeases:
 
     async def release(self, lease: Lease) -> None:
         await self._call(stored.release, self.store, lease.table, self._owner, lease.epoch)
+
+    async def holders(self, table_ids: Sequence[str]) -> dict[str, Holder]:
+        found: dict[str, tuple[str, int]] = await self._call(stored.holders, self.store, list(table_ids))
+        return {t: Holder(owner, left_ms) for t, (owner, left_ms) in found.items()}
