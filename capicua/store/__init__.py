@@ -30,6 +30,7 @@ from capicua.store.models import (
     TableRow,
     TableSeatRow,
 )
+from capicua.store.nicknames import search_key
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
@@ -90,7 +91,8 @@ class Store:
         token = secrets.token_urlsafe(24)
         pid = "p_" + secrets.token_hex(8)
         with self.sessions.begin() as s:
-            s.add(Player(id=pid, nickname=nickname, token_hash=token_hash(token), created_at=_now()))
+            s.add(Player(id=pid, nickname=nickname, token_hash=token_hash(token), created_at=_now(),
+                         search_key=search_key(nickname)))
         return pid, token
 
     def player_by_token(self, token: str) -> dict[str, Any] | None:
@@ -100,7 +102,8 @@ class Store:
 
     def rename_player(self, player_id: str, nickname: str) -> None:
         with self.sessions.begin() as s:
-            s.execute(update(Player).where(Player.id == player_id).values(nickname=nickname))
+            s.execute(update(Player).where(Player.id == player_id).values(nickname=nickname,
+                                                                          search_key=search_key(nickname)))
 
     # ------------------------------------------------------------ tables
     def load_table(self, table_id: str) -> dict[str, Any] | None:

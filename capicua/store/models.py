@@ -34,6 +34,9 @@ class Player(Base):
     nickname: Mapped[str] = mapped_column(String(40))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True, index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    # The nickname without case or accents (capicua.store.nicknames.search_key): the search's index.
+    # Deferred: only the search reads it, and loading a player never needs it.
+    search_key: Mapped[str | None] = mapped_column(String(40), nullable=True, index=True, deferred=True)
 
 
 class TableRow(Base):
@@ -58,6 +61,7 @@ class TableSeatRow(Base):
     """Who holds each seat of a table: a human player (by token) or a bot (level + character)."""
 
     __tablename__ = "table_seats"
+    __table_args__ = (Index("ix_table_seats_player", "player_id", "table_id"),)  # a player's tables (Gente)
 
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -278,3 +282,34 @@ class ParqueTableRow(Base):
     kind: Mapped[str] = mapped_column(String(8))
     host: Mapped[str | None] = mapped_column(String(40), nullable=True)
     listed_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class InvitationRow(Base):
+    """An invitation to sit at a table (capicua.store.invitations): one row per sender,
+    invitee and table, reused with a new ``id`` when sent again after it expired or
+    was answered. ``status``: pending | accepted | dismissed | muted (the invitee mutes
+    the sender: never shown to them, and to the sender exactly as a pending one)."""
+
+    __tablename__ = "invitations"
+    __table_args__ = (
+        UniqueConstraint("sender_id", "invitee_id", "table_id", name="uq_invitations_sender_invitee_table"),
+        Index("ix_invitations_invitee", "invitee_id", "expires_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    sender_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    invitee_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"))
+    status: Mapped[str] = mapped_column(String(12))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    expires_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class InvitationMuteRow(Base):
+    """``player_id`` hears no invitation from ``muted_id``."""
+
+    __tablename__ = "invitation_mutes"
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    muted_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)

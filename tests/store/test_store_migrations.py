@@ -32,6 +32,7 @@ from capicua.server.adapters.sql import StoreLog
 from capicua.server.registry import Tables
 from capicua.store import Store, analyses, standings, tablelogs
 from capicua.store.models import Base
+from capicua.store.nicknames import search_key
 from capicua.table.core import CoreConfig
 
 pytestmark = pytest.mark.xdist_group("store")
@@ -264,9 +265,11 @@ def test_a_database_at_0006_keeps_every_row_through_0007_and_back(database_url: 
 
     store.migrate("0007")
     assert under_new_names(before) == rows_of(store, [OLD_NAMES.get(n, (n, {}))[0] for n in TABLES_AT["0006"]])
-    # The models' schema but for what later revisions add (0008: the tables' leases; then new tables only).
-    later = [(d[0], d[1].name) for d in model_differences(store)]
-    assert {kind for kind, _ in later} <= {"add_table", "add_index"} and ("add_table", "table_leases") in later
+    # The models' schema but for what later revisions add (0008: the tables' leases; then new tables,
+    # indexes and columns only: 0010's players.search_key).
+    later = [(d[0], d[3].name if d[0] == "add_column" else d[1].name) for d in model_differences(store)]
+    assert {kind for kind, _ in later} <= {"add_table", "add_index", "add_column"}
+    assert ("add_table", "table_leases") in later
     assert standings.profile(store, said["ana"], said["ana"]) == said["profile"]
     assert standings.profile(store, said["beto"]) == said["beto_profile"]
     assert analyses.load(store, "t_guests", 1) == said["analyses"]
@@ -284,7 +287,10 @@ def test_a_database_at_0006_keeps_every_row_through_0007_and_back(database_url: 
     assert schema_of(store) == schema_before
     store.migrate()
     assert model_differences(store) == []
-    assert under_new_names(before) == rows_of(store, [OLD_NAMES.get(n, (n, {}))[0] for n in TABLES_AT["0006"]])
+    after = rows_of(store, [OLD_NAMES.get(n, (n, {}))[0] for n in TABLES_AT["0006"]])
+    # 0010 fills each player's search key from their nickname; every other column is as it was.
+    assert all(p.pop("search_key") == search_key(p["nickname"]) for p in after["players"])
+    assert under_new_names(before) == after
     store.close()
 
 
