@@ -125,11 +125,19 @@ class PgServer:
             shutil.chown(self.sockets, "postgres", "postgres")
         self._run("initdb", "-D", str(self.data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8",
                   "--locale=C", "--no-sync", "--no-instructions")
+        self.resume()
+        return self
+
+    def halt(self) -> None:
+        """Stop the server (its clients are disconnected), keeping its data: :meth:`resume`
+        starts it again on the same port (a restart, as the cluster tests make one)."""
+        self._run("pg_ctl", "-D", str(self.data), "-w", "-s", "-m", "fast", "stop")
+
+    def resume(self) -> None:
         settings = _DURABLE if self.durable else _SETTINGS
         options = f"{settings} -p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1"
         self._run("pg_ctl", "-D", str(self.data), "-w", "-s", "-l", str(self.root / "server.log"),
                   "-o", options, "start")
-        return self
 
     def url(self, database: str = "postgres") -> str:
         """A SQLAlchemy URL (psycopg 3) of ``database``, over the unix socket."""
