@@ -60,7 +60,7 @@ from capicua.server.runtime.connections import (
     one_line_for_exhaustion,
     raise_open_files,
 )
-from capicua.server.runtime.drain import Drain, DrainingServer
+from capicua.server.runtime.drain import Drain, DrainingServer, hand_over
 from capicua.server.runtime.edge import uvicorn_config
 from capicua.server.runtime.heap import settle_the_heap
 from capicua.server.runtime.logsetup import LOG_FORMATS, log_config
@@ -227,10 +227,15 @@ def create_app(
             return shared_counts[-1]
 
         deps.sockets = Sockets(router, bus, guests, limits, deps.addresses, count_sockets)
+        deps.sockets.draining = lambda: deps.drain.draining
         syncing = [asyncio.get_running_loop().create_task(c.run(), name=f"capicua-socket-caps-{c.kind}")
                    for c in shared_counts]
+        following = None
         if cluster is not None:
             cluster.refill = deps.sockets.refill
+            # An owner that dies says nothing: its lease running out moves the sockets here.
+            following = asyncio.get_running_loop().create_task(
+                deps.sockets.follow_leases(cluster.leases), name="capicua-follow-leases")
         metrics.watch(tables_owned=lambda: len(tables.shells),
                       sockets=lambda: sum(deps.sockets.per_client.counts.values()))
         deps.health = lambda: {"bots": pool_state(pool), "analysis": pool_state(analysis_pool)}
@@ -250,6 +255,10 @@ def create_app(
             yield
         finally:
             watchdog.cancel()
+            if following is not None:  # before the leases' threads stop
+                following.cancel()
+            if deps.drain.draining:  # SIGTERM: the next owner of each table keeps its seats' presence
+                await hand_over(tables)
             await tables.close()
             if cluster is not None:
                 await cluster.close()

@@ -3,7 +3,8 @@ real redis-server: a socket on one process plays a table the other owns (intents
 over the owner's Redis Stream, frames over pub/sub), and when the owner is killed
 (-9) the other process takes the lease once it runs out, rebuilds the table from
 its log and the match goes on, nothing in the log written twice, nobody logged
-gone and no stand-in; a socket kept open follows the table to its new owner."""
+gone and no stand-in; a socket kept open, even a silent one, follows the table to its
+new owner once the dead owner's lease runs out."""
 
 from __future__ import annotations
 
@@ -18,21 +19,29 @@ import pytest
 from conftest import WSClient, drive
 from serveprocess import ServeProcess
 
+from capicua.server.adapters.leases import LEASE_MS
 from capicua.store import Store
 
 pytestmark = pytest.mark.xdist_group("cluster")
 
 GUARD_S = 30.0  # a guard against hangs, not a timed assertion
+A_BOT_DELAY_S = 1.5  # A's neighbours think this long: A dies while one of them thinks
+# The target is lease + 1 s (6 s), measured by `capicua bench-cluster` (docs/deploy.md).
+# Here, 3 s more: on a loaded 2-core CI machine B's load of the log, its bot pool's
+# first decision and the other tests' processes share the cores. A socket that stays
+# silent was never re-attached before B watched the leases (it waited for GUARD_S).
+SILENT_FAILOVER_BOUND_S = LEASE_MS / 1000 + 1 + 3
 
 
 @pytest.fixture
 def two_nodes(tmp_path: Path, pg_server: Any, redis_server: Any) -> Iterator[dict[str, Any]]:
+    """Node A (its neighbours think A_BOT_DELAY_S) and node B (they play at once)."""
     url = pg_server.create_database()
     servers: list[ServeProcess] = []
     try:
-        for node in ("node-a", "node-b"):
+        for node, delay in (("node-a", A_BOT_DELAY_S), ("node-b", 0)):
             servers.append(ServeProcess(tmp_path, ["--database", url, "--redis", redis_server.url,
-                                                   "--node-id", node], name=node))
+                                                   "--node-id", node, "--bot-delay", str(delay)], name=node))
         yield {"a": servers[0], "b": servers[1], "url": url}
     finally:
         for s in servers:
@@ -88,25 +97,25 @@ def test_a_socket_plays_a_table_another_process_owns_and_goes_on_after_the_owner
     assert not any(e["op"] == "presence" and not e["online"] for e in entries)
 
 
-def test_a_socket_kept_open_follows_its_table_to_the_new_owner_without_a_reload(
-    two_nodes: dict[str, Any],
-) -> None:
-    """A kills -9 mid-hand while Ana's socket on B stays open: her next intent gets no
-    answer from the dead owner, B asks again where the table lives, takes it over once
-    A's lease ran out and says her hello again with the last seq she heard. The page
-    never says hello itself; the events she hears go on with no seq missing, none
-    doubled differently; nobody is logged gone and no stand-in plays."""
+def test_a_silent_socket_follows_its_table_to_the_new_owner_within_the_lease(two_nodes: dict[str, Any]) -> None:
+    """A is killed -9 mid-hand, just after Ana's play, while its neighbour thinks; Ana's
+    socket on B stays open and says nothing. B's watch of the leases its sockets follow
+    sees A's run out, takes the table over and says her hello again with the last seq
+    she heard: the neighbour's turn is asked again on B and its play reaches her. Every
+    seq heard once (a resend is the same event), nothing written twice, nobody logged
+    gone, no stand-in."""
     a, b = two_nodes["a"], two_nodes["b"]
     t = httpx.post(a.base + "/api/tables", json={"nickname": "Ana"}, timeout=10).json()  # A owns it
     c = WSClient(b.base.replace("http://", "ws://") + "/ws")  # the socket is B's
     try:
         assert c.hello(t["table_id"], t["token"])["type"] == "welcome"
-        drive(c, _mine(c))
-        a.stop(signal.SIGKILL)  # the owner dies mid-hand, holding the lease
-        c.send({"type": "say", "phrase": "agua"})  # lost with A: nothing answers it
-        deadline = time.monotonic() + GUARD_S
-        while c.recv()["type"] != "welcome":  # B's answer to the hello it said again for her
-            assert time.monotonic() < deadline, "the socket never followed its table"
+        drive(c, _mine(c))  # her tile on the table; A's neighbour now thinks A_BOT_DELAY_S
+        seq = c.seq
+        killed = time.monotonic()
+        a.stop(signal.SIGKILL)  # the owner dies holding the lease, the neighbour's turn in flight
+        c.until(lambda f: f["type"] == "events" and f["seq"] > seq)  # the page sends nothing
+        waited = time.monotonic() - killed
+        assert waited <= SILENT_FAILOVER_BOUND_S, f"the table came back after {waited:.1f} s"
         drive(c, _mine(c))  # and the match goes on from B, on the same socket
         c.settle()
     finally:
@@ -117,6 +126,7 @@ def test_a_socket_kept_open_follows_its_table_to_the_new_owner_without_a_reload(
         for e in f.get("events", ()) if f["type"] == "events" else ():
             assert seen.setdefault(e["seq"], e["event"]) == e["event"]  # a resend is the same event
     assert sorted(seen) == list(range(min(seen), max(seen) + 1))  # nothing missing
+    assert not any(f["type"] == "error" for f in c.frames)
 
     store = Store(two_nodes["url"])
     row = store.load_table(t["table_id"])

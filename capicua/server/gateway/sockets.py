@@ -19,10 +19,14 @@ A socket follows its table from owner to owner: told the owner changed
 (:class:`~capicua.table.protocol.OwnerChanged`, after another process took the
 table over), it says its hello again to the new owner with the last seq it heard,
 and the table answers what it missed (the page does not reload, its seat is not
-marked offline). Told no process runs the table now, or hearing nothing back for
-:attr:`SocketLimits.owner_silent_s` after it spoke (its owner died holding the
-lease), it asks where the table lives again (loading it here when no process runs
-it) and says its hello there. When the bus may have lost frames of a table
+marked offline). Told no process runs the table now, it asks where the table
+lives again (loading it here when no process runs it) and says its hello there.
+An owner that died holding the lease says nothing: in a cluster one loop of the
+process (:meth:`Sockets.follow_leases`) reads, every tenth of a lease and in one
+query, the leases of the tables its sockets follow on other processes, and when
+one ran out (or moved to another owner) those sockets ask again where the table
+lives, which takes the lease and loads the table here, and say hello there, even
+sockets that were silent all along. When the bus may have lost frames of a table
 (:meth:`Sockets.refill`), its sockets here leave and say hello again at once, with
 the last seq they heard, so nothing is missing.
 
@@ -56,7 +60,7 @@ from capicua.server.gateway.limits import (
     SlidingWindow,
     SocketCounts,
 )
-from capicua.server.ports import RETRY_S, Bus, LogUnavailable, TableRouter
+from capicua.server.ports import RETRY_S, Bus, Leases, LogUnavailable, TableRouter
 from capicua.server.runtime.logsetup import current_table
 from capicua.table import protocol
 from capicua.table.protocol import (
@@ -71,6 +75,8 @@ from capicua.table.protocol import (
 )
 
 log = logging.getLogger("capicua.server")
+LEASE_LOOKS = 10  # looks at the followed tables' leases per lease time
+LEASE_MARGIN_S = 0.01  # looked at again this long after a live lease should run out
 WS_POLICY_CLOSE = 1008  # the websocket close code for a socket the server refuses
 MAX_QUEUE = 2000  # frames waiting for a slow client before it is dropped
 
@@ -83,10 +89,6 @@ class SocketLimits:
     hello_timeout: float = 10.0  # seconds a new socket has to say hello
     per_guest: int = SOCKETS_PER_GUEST  # sockets of one guest, at every table together
     silent: int = SILENT_SOCKETS  # sockets yet to say hello, in the process: the oldest is shed past it
-    # A socket whose message to its table gets no frame back for this long asks again
-    # where the table lives: twice a lease (adapters.leases.LEASE_MS), after which an
-    # owner that died holding it has lost it to whoever asks.
-    owner_silent_s: float = 10.0
 
 
 class Sockets:
@@ -109,6 +111,9 @@ class Sockets:
         self.per_guest = count_sockets("guest", limits.per_guest)
         self.silent: dict[ConnId, _Session] = {}  # sockets yet to say hello, oldest first
         self.at_table: dict[str, set[_Session]] = {}  # the sockets that said hello, by table
+        # Whether the process is draining (the app sets it): a socket closed then tells
+        # its table it is moving to another process, not gone (runtime/drain.py).
+        self.draining: Callable[[], bool] = lambda: False
 
     def refill(self, table_id: str) -> None:
         """Frames of ``table_id`` may have been lost on the way here (a gap on the bus):
@@ -116,6 +121,52 @@ class Sockets:
         answers what it missed."""
         for session in list(self.at_table.get(table_id, ())):
             session.refill()
+
+    async def follow_leases(self, leases: Leases) -> None:
+        """Run for as long as the process serves (a cluster's: one process has no other
+        owner): follow, for every socket here at a table another process owns, that
+        owner's lease. Every tenth of a lease, or as a lease should run out if that is
+        sooner, the leases of all those tables are read in one query; a lease that ran
+        out or was given up (its owner died, is paused or drained) or that another owner
+        holds now makes those sockets ask again where their table lives and say hello
+        there, which takes the lease over and loads the table in this process when none
+        runs it. A live lease of the owner they follow changes nothing."""
+        every = leases.ttl_ms / 1000 / LEASE_LOOKS
+        failing = False
+        while True:
+            wait = every
+            followed = self._following(leases.owner)
+            if followed:
+                try:
+                    holders = await leases.holders(sorted(followed))
+                except LogUnavailable as exc:  # the owners cannot write either: looked at again next time
+                    if not failing:
+                        log.warning("the leases of the tables followed here cannot be read: %s", exc)
+                    failing = True
+                    holders = {}
+                else:
+                    failing = False
+                for table_id, holder in holders.items():
+                    for session in followed[table_id]:
+                        owner = session.following()  # read again: it may have moved or closed meanwhile
+                        if owner is None:
+                            continue
+                        if not holder.live or owner != holder.owner:
+                            session.route_again()
+                        else:
+                            wait = min(wait, holder.left_ms / 1000 + LEASE_MARGIN_S)
+            await asyncio.sleep(wait)
+
+    def _following(self, me: str) -> dict[str, list[_Session]]:
+        """The sockets here that follow another process's table, by table (those asking
+        where theirs lives already left out)."""
+        out: dict[str, list[_Session]] = {}
+        for table_id, sessions in self.at_table.items():
+            for session in sessions:
+                owner = session.following()
+                if owner is not None and owner != me:
+                    out.setdefault(table_id, []).append(session)
+        return out
 
     def _quiet(self, session: _Session) -> None:
         """Count ``session`` among the silent sockets, shedding the oldest past the cap."""
@@ -160,8 +211,6 @@ class _Session:
         self.joined: Join | None = None  # the hello as its table was told it (said again to a new owner)
         self.rerouting: asyncio.Task[None] | None = None  # asking where the table lives again
         self.must_rejoin = False  # ... and saying hello there even if it is where it was
-        self.unanswered_since: float | None = None  # monotonic: its oldest message to the table no frame followed
-        self.owner_check: asyncio.TimerHandle | None = None
         self.asked_at: float | None = None  # when its oldest intent not yet answered by a frame was sent
 
     def put(self, text: str) -> None:
@@ -209,8 +258,6 @@ class _Session:
             for task in (self.waiting, self.rerouting):
                 if task is not None:
                     task.cancel()
-            if self.owner_check is not None:
-                self.owner_check.cancel()
             if self.route is not None and self.listener is not None:
                 at_table = self.owner.at_table.get(self.route.table)
                 if at_table is not None:
@@ -219,7 +266,7 @@ class _Session:
                         del self.owner.at_table[self.route.table]
                 self.listener.detach()
                 if not self.listener.gone:
-                    self.owner.tables.send(self.route, Leave(self.conn))
+                    self.owner.tables.send(self.route, Leave(self.conn, moving=self.owner.draining()))
             if self.player_key is not None:
                 self.owner.per_player.remove(self.player_key)
             if self.guest_key is not None:
@@ -317,7 +364,7 @@ class _Session:
         self.route = route
         current_table.set(route.table)  # this socket's log records name its table
         # Heard before the Join is sent: the table's answer goes to conn:ID.
-        self.listener = Listener(self.owner.bus, route.table, self.conn, self._hear, self.close, self._follow)
+        self.listener = Listener(self.owner.bus, route.table, self.conn, self.put, self.close, self._follow)
         self.owner.at_table.setdefault(route.table, set()).add(self)
         self.joined = Join(self.conn, guest.player if guest else None, guest.nickname if guest else "",
                            hello.last_seq, hello.watch)
@@ -325,32 +372,22 @@ class _Session:
 
     # ------------------------------------------------------------ following the table
 
-    def _hear(self, text: str) -> None:
-        """A frame of the table: its owner is alive."""
-        self.unanswered_since = None
-        self.put(text)
-
     def _tell(self, message: ToTable) -> None:
-        """Send the table a message; one that no frame follows within ``owner_silent_s``
-        makes the socket ask again where the table lives."""
         assert self.route is not None
         self.owner.tables.send(self.route, message)
-        if self.unanswered_since is None:
-            self.unanswered_since = time.monotonic()
-        if self.owner_check is None:
-            self.owner_check = asyncio.get_running_loop().call_later(
-                self.owner.limits.owner_silent_s, self._check_owner)
 
-    def _check_owner(self) -> None:
-        self.owner_check = None
-        if self.closed or self.unanswered_since is None:
-            return
-        silent = self.owner.limits.owner_silent_s
-        waited = time.monotonic() - self.unanswered_since
-        if waited >= silent:  # its owner may be dead: where does the table live now?
-            self._route_again(rejoin=False)
-            waited = 0.0
-        self.owner_check = asyncio.get_running_loop().call_later(silent - waited, self._check_owner)
+    def following(self) -> str | None:
+        """The owner this socket's table messages go to (``None``: none yet, or it is
+        asking where the table lives)."""
+        if self.route is None or self.closed or self.rerouting is not None:
+            return None
+        return self.route.owner
+
+    def route_again(self) -> None:
+        """Its owner's lease ran out or moved: ask where the table lives now, and say
+        hello there if that is another process (one already told the new owner by an
+        ``OwnerChanged`` follows it: it says no second hello)."""
+        self._route_again(rejoin=False)
 
     def _follow(self, owner: str | None) -> None:
         """The table changed owner: say hello to the new one (``None``: find where it lives now)."""
