@@ -35,8 +35,10 @@ class Player(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True, index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     # The nickname without case or accents (capicua.store.nicknames.search_key): the search's index.
-    # Deferred: only the search reads it, and loading a player never needs it.
-    search_key: Mapped[str | None] = mapped_column(String(40), nullable=True, index=True, deferred=True)
+    # Deferred: only the search reads it, and loading a player never needs it. Compared by code
+    # point (PostgreSQL's "C" collation; SQLite's default), so a prefix is one range of its index.
+    search_key: Mapped[str | None] = mapped_column(
+        String(40).with_variant(String(40, collation="C"), "postgresql"), nullable=True, index=True, deferred=True)
 
 
 class TableRow(Base):

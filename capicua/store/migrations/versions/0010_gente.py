@@ -52,7 +52,9 @@ def upgrade() -> None:
         sa.Column("muted_id", sa.String(40), sa.ForeignKey("players.id"), primary_key=True),
         sa.Column("created_at", sa.DateTime(), nullable=False),
     )
-    op.add_column("players", sa.Column("search_key", sa.String(40), nullable=True))
+    # By code point on PostgreSQL too (its "C" collation): a prefix is then one range of the index.
+    key_type = sa.String(40).with_variant(sa.String(40, collation="C"), "postgresql")
+    op.add_column("players", sa.Column("search_key", key_type, nullable=True))
     players = sa.table("players", sa.column("id", sa.String), sa.column("nickname", sa.String),
                        sa.column("search_key", sa.String))
     conn = op.get_bind()
