@@ -105,6 +105,11 @@ class CoreConfig:
     # A seat whose last socket closed and that comes back within this long was never
     # gone: nothing is logged (a flicker of the network, a reload of the page).
     presence_debounce_ms: int = 5_000
+    # ... and this long when its socket was closed by a draining process (a ``moving``
+    # Leave) or the table was handed over by one (a ``handover`` entry): the page comes
+    # back through the load balancer, its reconnects backing off 0.5, 1, 2, 4, 8 s
+    # (docs/protocol.md), so this covers four failed tries and most of a fifth.
+    moving_ms: int = 15_000
     # A change of the watchers' count alone is told to the table at most this often.
     watchers_note_ms: int = 1_000
 
@@ -151,6 +156,8 @@ class TableCore:
         # Seats whose last socket closed at that time, not logged until they stay away
         # for CoreConfig.presence_debounce_ms (presence.away_timers).
         self.leaving: dict[int, int] = {}
+        self.moving: set[int] = set()  # ... those whose socket moved (CoreConfig.moving_ms)
+        self.handed_over = False  # the last entry is a ``handover``: loaded, the seats keep their presence
         self.armed_timers: dict[str, int] = {}  # timers the shell runs, by key, and when they fire (timers.settle)
         self.asked_bot: str | None = None  # the key of the move the bot pool was asked for (botmoves.settle)
         self.table_told_at = 0  # when the last table frame was sent
@@ -264,7 +271,7 @@ class TableCore:
                 # log leaves them, a bot turn in flight asked again.
                 self.armed_timers.clear()
                 self.asked_bot = None
-                if isinstance(cmd, TakeOver):
+                if isinstance(cmd, TakeOver) or self.handed_over:
                     presence.taken_over(self, now)
                 elif self.log_seq > 1:
                     self.commit(out, log.Reopen(at=now))
@@ -389,6 +396,8 @@ class TableCore:
                 self._logged_watchers = entry.n
             case log.Reopen():
                 self._apply_reopen(at)
+            case log.Handover():
+                pass  # the sockets of before come back through the balancer: see handed_over
             case log.Sit():
                 self.seats[entry.seat] = Seat(
                     entry.seat, HUMAN, entry.name, player=entry.player, level=entry.level, character=entry.character
@@ -435,6 +444,7 @@ class TableCore:
                 raise log.LogError("a table log has one open entry, its first")
             case _:
                 assert_never(entry)
+        self.handed_over = isinstance(entry, log.Handover)
         self.log_seq += 1
         self.updated_at = max(self.updated_at, at)
         self.table_changed(frames)
@@ -450,6 +460,7 @@ class TableCore:
         self.resume_floor = at + timers.RESUME_MIN_MS
         self.conns.clear()
         self.leaving.clear()
+        self.moving.clear()
 
     def _apply_action(self, e: log.Action, frames: Frames | None) -> None:
         action = parse_action(e.action, self.rules.max_pip)

@@ -19,6 +19,9 @@ derive); then, in any order the table made them:
                 only to replay their spectators' frames and talk)
 ``reopen``      the table was loaded again (a restart, or after it was idle):
                 every socket of before is gone
+``handover``    its process drained (SIGTERM) and handed the table over: its
+                sockets reconnect through the load balancer, so the process that
+                loads it next keeps the seats' presence (no ``reopen``)
 ``sit``         ``seat``, ``player``, ``name``, ``character``, ``level``: a
                 player took a free seat in the lobby (with their stand-in)
 ``stand``       ``seat``: a player left their seat in the lobby
@@ -192,6 +195,22 @@ class Reopen:
 
     @classmethod
     def from_json(cls, e: Mapping[str, Any]) -> Reopen:
+        return cls(at=_at(e))
+
+
+@dataclass(frozen=True, slots=True)
+class Handover:
+    """The owner's process drained and handed the table over (its last entry there):
+    the sockets of before reconnect through the load balancer to another process."""
+
+    op: ClassVar[str] = "handover"
+    at: int = field(default=0, kw_only=True)
+
+    def to_json(self) -> JSON:
+        return {"op": self.op, "at": self.at}
+
+    @classmethod
+    def from_json(cls, e: Mapping[str, Any]) -> Handover:
         return cls(at=_at(e))
 
 
@@ -483,13 +502,13 @@ class Rematch:
 
 
 Entry = (
-    Open | Presence | Watchers | Reopen | Sit | Stand | Move | Fill | Clear | Configure | Start | StartHand
+    Open | Presence | Watchers | Reopen | Handover | Sit | Stand | Move | Fill | Clear | Configure | Start | StartHand
     | Action | Ready | Say | Timer | Controller | StandIn | Rematch
 )
 
 _KINDS: dict[str, Any] = {
     kind.op: kind
-    for kind in (Open, Presence, Watchers, Reopen, Sit, Stand, Move, Fill, Clear, Configure, Start, StartHand,
+    for kind in (Open, Presence, Watchers, Reopen, Handover, Sit, Stand, Move, Fill, Clear, Configure, Start, StartHand,
                  Action, Ready, Say, Timer, Controller, StandIn, Rematch)
 }
 

@@ -7,7 +7,12 @@ socket stayed away for :attr:`~capicua.table.core.CoreConfig.presence_debounce_m
 (the ``away`` timer): a reload of the page or a flicker of the network logs
 nothing. Sockets are live state, never logged: they do not survive a restart.
 A table another process took over (its owner died) keeps the presence of its
-log: its sockets re-attach through their gateways (:func:`taken_over`).
+log: its sockets re-attach through their gateways (:func:`taken_over`). So does
+a table handed over by a draining process (its ``handover`` entry), and a socket
+closed by its draining gateway (a ``moving`` :class:`~capicua.table.protocol.Leave`)
+leaves its seat present: their pages reconnect through the load balancer, so
+such a seat is logged gone only when none of its sockets is back within
+:attr:`~capicua.table.core.CoreConfig.moving_ms` (not the shorter debounce).
 
 Functions over a :class:`~capicua.table.core.TableCore` (its ``conns`` and
 ``leaving``); the core dispatches to them.
@@ -59,6 +64,7 @@ def join(table: TableCore, cmd: Join, now: int, out: Outcome) -> None:
         note_watchers(table, now, first)
     else:
         table.leaving.pop(seat, None)  # back within the debounce window: it never left
+        table.moving.discard(seat)
         s = table.seats[seat]
         if not s.online:
             table.commit_into(first, out, log.Presence(seat, True, at=now))
@@ -84,10 +90,14 @@ def taken_over(table: TableCore, now: int) -> None:
     """The table was taken over from an owner that died: each seat present in the log
     is kept present while its sockets come back (they re-join through their gateways),
     and is logged gone as any seat whose last socket closed at ``now`` when none does
-    within the debounce (the ``away`` timer)."""
+    within the debounce (the ``away`` timer). Handed over by a draining process (the
+    log ends in ``handover``): the same, within ``moving_ms`` (the pages reconnect
+    through the load balancer)."""
     for s in table.seats:
         if s.is_human and s.online:
             table.leaving[s.seat] = now
+            if table.handed_over:
+                table.moving.add(s.seat)
 
 
 def leave(table: TableCore, cmd: Leave, now: int, out: Outcome) -> None:
@@ -99,6 +109,10 @@ def leave(table: TableCore, cmd: Leave, now: int, out: Outcome) -> None:
     elif table.conns_of(conn.seat) == 0 and table.seats[conn.seat].online:
         # Logged (and shown) only if it lasts: see away_timers and the ``away`` timer.
         table.leaving[conn.seat] = now
+        if cmd.moving:
+            table.moving.add(conn.seat)
+        else:
+            table.moving.discard(conn.seat)
 
 
 def note_watchers(table: TableCore, now: int, frames: Frames) -> None:
@@ -116,9 +130,11 @@ def away_timers(table: TableCore) -> dict[str, int]:
     for seat, since in list(table.leaving.items()):
         s = table.seats[seat]
         if s.is_human and s.online and table.conns_of(seat) == 0:
-            wanted[f"away:{seat}:{since}"] = since + table.config.presence_debounce_ms
+            window = table.config.moving_ms if seat in table.moving else table.config.presence_debounce_ms
+            wanted[f"away:{seat}:{since}"] = since + window
         else:
             del table.leaving[seat]  # back, or the seat changed hands in the lobby
+            table.moving.discard(seat)
     return wanted
 
 
@@ -127,6 +143,7 @@ def away(table: TableCore, seat: int, since: int, now: int, out: Outcome) -> Non
     s = table.seats[seat]
     if table.leaving.get(seat) == since and s.is_human and s.online and table.conns_of(seat) == 0:
         del table.leaving[seat]
+        table.moving.discard(seat)
         # ``since``: when the last socket closed; the grace window counts from then.
         table.commit(out, log.Presence(seat, False, since, at=now))
         hands.maybe_next_hand(table, out, now)

@@ -406,9 +406,13 @@ class Join:
 
 @dataclass(frozen=True, slots=True)
 class Leave:
-    """Socket ``conn`` closed."""
+    """Socket ``conn`` closed. ``moving``: its gateway closed it because that process
+    is draining (:mod:`capicua.server.runtime.drain`): the client reconnects through
+    the load balancer to another process, so its seat stays present a while longer
+    than after a plain close (``CoreConfig.moving_ms``)."""
 
     conn: ConnId
+    moving: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,8 +91,8 @@ def to_json(message: ToTable | ToGateway) -> dict[str, Any]:
     match message:
         case Join(conn, player, name, last_seq, watch):
             return {"k": "join", "conn": conn, "player": player, "name": name, "last_seq": last_seq, "watch": watch}
-        case Leave(conn):
-            return {"k": "leave", "conn": conn}
+        case Leave(conn, moving):
+            return {"k": "leave", "conn": conn, "moving": moving}
         case FromConn(conn, intent):
             return {"k": "from_conn", "conn": conn, "intent": intent_frame(intent)}
         case Frame(text, seq):
@@ -127,7 +127,7 @@ def to_table_from_json(data: Any) -> ToTable:
             _field(data, "last_seq", int), _field(data, "watch", bool),
         )
     if kind == "leave":
-        return Leave(ConnId(_field(data, "conn", str)))
+        return Leave(ConnId(_field(data, "conn", str)), data.get("moving") is True)
     if kind == "from_conn":
         try:
             intent = parse_intent(_field(data, "intent", str))

@@ -9,9 +9,19 @@
    websocket is closed with code **1012** (:data:`RECONNECT_CODE`, "service
    restart": the page reconnects, through the balancer, to another process,
    showing "reconectando"), and HTTP requests in flight finish (at most
-   ``SHUTDOWN_S`` seconds).
-3. Then the app's lifespan ends: the tables stop (their leases released, so
-   another process takes each at its next hello) and the process exits.
+   ``SHUTDOWN_S`` seconds). Each socket tells its table it is *moving* (a
+   :class:`~capicua.table.protocol.Leave` with ``moving``), not gone: its seat
+   stays present while the page comes back, and is logged gone only if no socket
+   of its player is back within ``CoreConfig.moving_ms`` (15 s: the page's
+   reconnects back off 0.5, 1, 2, 4, 8 s, so four failed tries fit).
+3. Then the app's lifespan ends: the tables are handed over (:func:`hand_over`:
+   each stops and its log ends with a ``handover`` entry), their leases are
+   released, so another process takes each at the next hello of its sockets, and
+   the process exits. The process that loads a handed-over table keeps its seats'
+   presence (no ``reopen``), as after a failover: nobody is marked offline, no
+   grace timer starts and no stand-in comes because of the drain; a seat nobody
+   comes back to is logged gone ``moving_ms`` after the load (the ``away`` timer),
+   and its grace counts from then.
 
 A second SIGTERM, or SIGINT (Ctrl-C), skips the wait: the shutdown starts at once.
 """
@@ -22,9 +32,15 @@ import logging
 import signal
 import time
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
+
+from capicua.server.ports import LogUnavailable, StaleAppend
+from capicua.table.log import Handover, write_log
+
+if TYPE_CHECKING:
+    from capicua.server.registry import Tables
 
 log = logging.getLogger("capicua.server")
 
@@ -73,3 +89,26 @@ class DrainingServer(uvicorn.Server):
         if self.drain.due():
             self.should_exit = True
         return await super().on_tick(counter)
+
+
+async def hand_over(tables: Tables) -> int:
+    """Stop every table of this draining process and end its log with a ``handover``
+    entry, before the leases are given up (:meth:`Tables.close`): no other process
+    can load a table until then, so the next one always reads the entry. A table
+    whose entry cannot be written (the store is down, another process took the
+    table) is only stopped: the next load reopens it as after a restart. Returns how
+    many were handed over."""
+    handed = 0
+    for shell in list(tables.shells.values()):
+        await shell.stop()  # nothing more is appended by it: the entry is the last
+        entry = Handover(at=tables.clock.now_ms())
+        try:
+            await tables.log.append(shell.id, shell.stored, write_log([entry]), None, shell.lease.epoch)
+        except (LogUnavailable, StaleAppend) as exc:
+            log.warning("table %s could not be handed over (%s): the next load reopens it",
+                        shell.id, type(exc).__name__)
+            continue
+        handed += 1
+    if handed:
+        log.info("draining: %d tables handed over", handed)
+    return handed
