@@ -51,6 +51,7 @@ from capicua.server.http.compress import GzipAnswers
 from capicua.server.http.deps import Deps
 from capicua.server.http.replay import Replays
 from capicua.server.http.static import WebAssets
+from capicua.server.matchmaker import Matcher
 from capicua.server.ports import Bus, TableRouter
 from capicua.server.registry import Tables
 from capicua.server.routes import error_handlers, routes
@@ -246,6 +247,8 @@ def create_app(
         app.state.deps = deps
         app.state.loop = asyncio.get_running_loop()
         tables.start_sweeping(min(30.0, max(0.05, idle_s / 4)))
+        matcher = Matcher(store)  # the parque's queue: every process runs one, the store keeps them apart
+        matcher.start()
         log.info("ready: %s store, bots in %s", store.engine.dialect.name,
                  "process pools of their own" if own_executor else "the pool given")
         settle_the_heap()
@@ -255,6 +258,7 @@ def create_app(
             yield
         finally:
             watchdog.cancel()
+            await matcher.close()
             if following is not None:  # before the leases' threads stop
                 following.cancel()
             if deps.drain.draining:  # SIGTERM: the next owner of each table keeps its seats' presence

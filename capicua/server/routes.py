@@ -24,6 +24,8 @@ from capicua.server.http import (
     catalogue,
     guests,
     health,
+    parque,
+    people,
     replay,
     standings,
     static,
@@ -53,8 +55,10 @@ def routes(deps: Deps) -> list[BaseRoute]:
         *verify.routes(deps),
         *analysis.routes(deps),
         *guests.routes(deps),
+        *people.routes(deps),  # GET /api/players (the search) beside guests' POST
         *standings.routes(deps),
         *tables.routes(deps),
+        *parque.routes(deps),
         Route("/metrics", metrics_page),
         WebSocketRoute("/ws", websocket),
     ]

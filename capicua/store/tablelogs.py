@@ -68,22 +68,27 @@ def _now() -> datetime:
 def create_table(store: Store, open_entry: dict[str, Any], first_seed: str, teams: int) -> None:
     """A new table's rows and the first entry of its log (``open_entry``: an
     :class:`~capicua.table.log.Open` entry as stored)."""
-    now = _now()
+    with store.sessions.begin() as s:
+        add_table(s, open_entry, first_seed, teams, _now())
+
+
+def add_table(s: Session, open_entry: dict[str, Any], first_seed: str, teams: int, now: datetime) -> None:
+    """:func:`create_table` in the caller's transaction (the matcher claims its players
+    and opens their table in one, capicua.store.queue)."""
     opening = Open.from_json(open_entry)
     tid = opening.table
-    with store.sessions.begin() as s:
-        s.add(
-            TableRow(
-                id=tid, preset=opening.preset, options=dict(opening.options), seed=first_seed,
-                status="lobby" if opening.private else "playing", scores=[0] * teams, record=None,
-                created_at=now, updated_at=now,
-            )
+    s.add(
+        TableRow(
+            id=tid, preset=opening.preset, options=dict(opening.options), seed=first_seed,
+            status="lobby" if opening.private else "playing", scores=[0] * teams, record=None,
+            created_at=now, updated_at=now,
         )
-        s.flush()
-        _write_seats(s, tid, [dict(seat) for seat in opening.seats])
-        s.add(MatchRow(table_id=tid, number=1, status="playing", scores=[0] * teams, record=None,
-                         created_at=now, updated_at=now))
-        s.add(TableEventRow(table_id=tid, seq=1, data=open_entry, created_at=now))
+    )
+    s.flush()
+    _write_seats(s, tid, [dict(seat) for seat in opening.seats])
+    s.add(MatchRow(table_id=tid, number=1, status="playing", scores=[0] * teams, record=None,
+                     created_at=now, updated_at=now))
+    s.add(TableEventRow(table_id=tid, seq=1, data=open_entry, created_at=now))
 
 
 def _write_seats(s: Any, table_id: str, seats: list[dict[str, Any]]) -> None:
