@@ -10,6 +10,12 @@ histogram is the latency a player feels), its appends and those the store
 refused for a stale lease, the leases it took over, its bot jobs, and the errors
 of its store and its Redis.
 
+The bot metrics count every decision this process's tables asked for, wherever it
+was made: a quick level's on the loop (never queued), a searching level's in the
+process's own pool or in a ``capicua worker`` over Redis (queued from the ask until
+the decision is in). The wait is the decision's, not the neighbour's deliberate
+thinking pause added after it.
+
 The parts of the server call the functions below (:func:`intent`,
 :func:`appended`, …); the gauges read their value when scraped, from the
 callbacks the app gives (:func:`watch`).
@@ -17,6 +23,7 @@ callbacks the app gives (:func:`watch`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -43,9 +50,10 @@ LEASE_TAKEOVERS = Counter(
     "capicua_lease_takeovers", "Table leases this process took from another owner whose lease expired",
     registry=REGISTRY,
 )
-BOT_QUEUE = Gauge("capicua_bot_queue_depth", "Bot decisions asked and not yet answered", registry=REGISTRY)
+BOT_QUEUE = Gauge("capicua_bot_queue_depth", "Bot decisions asked and not yet decided (pool or workers)",
+                  registry=REGISTRY)
 BOT_WAIT = Histogram(
-    "capicua_bot_wait_seconds", "Time from asking a bot's decision to its answer",
+    "capicua_bot_wait_seconds", "Time from asking a bot's decision to the decision (its thinking pause aside)",
     buckets=_LATENCY_BUCKETS, registry=REGISTRY,
 )
 STORE_ERRORS = Counter("capicua_store_errors", "Store operations that failed (the store unreachable)",
@@ -81,12 +89,25 @@ def lease_taken_over() -> None:
     LEASE_TAKEOVERS.inc()
 
 
-def bot_asked() -> None:
-    BOT_QUEUE.inc()
+class BotWait:
+    """One bot decision in the queue from now (:data:`BOT_QUEUE`) until :meth:`done`,
+    which observes its wait (:data:`BOT_WAIT`); a second ``done`` changes nothing."""
+
+    __slots__ = ("_since",)
+
+    def __init__(self) -> None:
+        self._since: float | None = time.perf_counter()
+        BOT_QUEUE.inc()
+
+    def done(self, *_: object) -> None:  # also a future's done callback
+        if self._since is not None:
+            BOT_QUEUE.dec()
+            BOT_WAIT.observe(time.perf_counter() - self._since)
+            self._since = None
 
 
-def bot_answered(seconds: float) -> None:
-    BOT_QUEUE.dec()
+def bot_decided(seconds: float) -> None:
+    """A decision made at once, never queued (a quick level on the loop)."""
     BOT_WAIT.observe(seconds)
 
 

@@ -107,10 +107,17 @@ def ask(bots: RedisBots, level: str, view: dict[str, Any], seed: int) -> dict[st
     return asyncio.run(go())
 
 
+def bot_waits() -> tuple[float, float]:
+    """This process's ``capicua_bot_wait_seconds`` count and ``capicua_bot_queue_depth``."""
+    count = metrics.REGISTRY.get_sample_value("capicua_bot_wait_seconds_count") or 0.0
+    return count, metrics.REGISTRY.get_sample_value("capicua_bot_queue_depth") or 0.0
+
+
 def test_a_worker_decides_a_searching_bot_and_the_quick_levels_stay_local(workers: Workers) -> None:
     workers.start("w1")
     view = searching_view()
     bots = RedisBots(workers.url, local_bots(), "owner-a")
+    waits, depth = bot_waits()
 
     async def go() -> list[dict[str, Any]]:
         try:
@@ -121,6 +128,8 @@ def test_a_worker_decides_a_searching_bot_and_the_quick_levels_stay_local(worker
     got = asyncio.run(go())
     assert got == [decide(level, view, 7) for level in ("dificil", "experto", "medio")]
     assert bots.counts == {"worker": 2, "local": 0, "fallback": 0}
+    # Every decision is in the bot metrics: the two answered over Redis and the quick one.
+    assert bot_waits() == (waits + 3, depth)
     r = redis.Redis.from_url(workers.url, decode_responses=True)
     assert r.xlen(STREAM) == 0  # answered jobs are acknowledged and deleted
     assert r.xpending(STREAM, GROUP)["pending"] == 0
@@ -171,8 +180,10 @@ def test_a_job_of_a_worker_killed_mid_decision_is_decided_by_another(workers: Wo
 def test_with_no_worker_alive_the_servers_own_pool_decides(redis_server: Any) -> None:
     view = searching_view()
     bots = RedisBots(redis_server.url, local_bots(), "owner-a")
+    waits, depth = bot_waits()
     assert ask(bots, "dificil", view, 2) == decide("dificil", view, 2)
     assert bots.counts == {"worker": 0, "local": 1, "fallback": 0}
+    assert bot_waits() == (waits + 1, depth)  # the server's own pool's decision is counted too
     assert redis.Redis.from_url(redis_server.url).exists(STREAM) == 0  # nothing was queued
 
 

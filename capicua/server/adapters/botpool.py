@@ -29,6 +29,7 @@ from concurrent.futures import Executor, Future
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from capicua.server import metrics
 from capicua.server.ports import TimerHandle
 
 log = logging.getLogger("capicua.bots")
@@ -98,18 +99,24 @@ class PoolBots:
         return self._rng.uniform(lo, hi) if hi > 0 else 0.0
 
     def _decide_here(self, level: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
+        started = time.perf_counter()
         try:
             return bot_decide(level, view, seed)
         except Exception as exc:  # a bot's bug must not stall the table
             log.warning("a %s bot gave no move (%s); the table plays on", level, type(exc).__name__)
             return {}
+        finally:  # decided at once: never queued (capicua_bot_wait_seconds, without the pause)
+            metrics.bot_decided(time.perf_counter() - started)
 
     async def _pooled(self, level: str, view: dict[str, Any], seed: int, pause: float) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[dict[str, Any]] | None = None
         end = loop.time() + pause + self.deadline
+        # In the bot queue from the ask until the pool's decision is in (the pause is not a wait).
+        waiting = metrics.BotWait()
         try:  # a broken pool refuses work at submit time already
             fut = loop.run_in_executor(self.executor, bot_decide, level, view, seed)
+            fut.add_done_callback(waiting.done)
             if pause:
                 await asyncio.sleep(pause)
             try:
@@ -126,6 +133,8 @@ class PoolBots:
         except Exception as exc:  # a broken pool, a bot's bug, a deadline: the table must not stall
             log.warning("a %s bot gave no move (%s); the table plays on", level, type(exc).__name__)
             return {}
+        finally:
+            waiting.done()
 
 
 RENEW_GAP_S = 1.0  # a pool is replaced at most this often (workers that die at start do not fork in a loop)

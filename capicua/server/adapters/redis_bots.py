@@ -160,7 +160,7 @@ class RedisBots:
                 self.counts["local"] += 1
                 return await self.local.decide(level, view, seed)
             self._start_reading()  # the answer waits in the reply list until read
-            metrics.bot_asked()  # the workers' queue: asked, not yet answered
+            queued = metrics.BotWait()  # the workers' queue: asked, not yet answered
             action: dict[str, Any]
             try:
                 action = await asyncio.wait_for(waiting, self.local.deadline)
@@ -168,7 +168,7 @@ class RedisBots:
             except TimeoutError:
                 action = self._fallback(level, view, seed)
             finally:
-                metrics.bot_answered(loop.time() - asked_at)
+                queued.done()
             await asyncio.sleep(max(0.0, answer_at - loop.time()))
             return action
         finally:

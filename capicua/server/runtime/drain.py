@@ -110,5 +110,5 @@ async def hand_over(tables: Tables) -> int:
             continue
         handed += 1
     if handed:
-        log.info("draining: %d tables handed over", handed)
+        log.info("draining: handed over %d tables", handed)
     return handed
