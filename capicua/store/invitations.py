@@ -47,6 +47,7 @@ TTL = timedelta(minutes=10)
 PER_SENDER = (20, timedelta(minutes=10))  # a person invites a few friends to each table, a few tables an hour
 SHOWN = 10  # invitations a guest is shown at once (the newest)
 MUTES_SHOWN = 200  # mutes a guest is shown (the newest)
+LOBBIES = 5  # tables a guest is offered to invite to (their newest lobbies)
 PENDING = "pending"
 ACCEPTED = "accepted"
 DISMISSED = "dismissed"
@@ -152,6 +153,21 @@ def shown_to(store: Store, invitee: str, now: datetime) -> list[dict[str, Any]]:
          "preset": r.preset, "free_seats": free.get(r.table_id, 0), "expires_at": iso_utc(r.expires_at)}
         for r in rows if free.get(r.table_id, 0) > 0
     ]
+
+
+def open_lobbies(store: Store, player: str) -> list[dict[str, Any]]:
+    """The tables ``player`` may invite to now, newest first (at most :data:`LOBBIES`): where
+    they sit, waiting in their lobby with a free seat: ``[{"table", "preset", "free_seats"}]``."""
+    with store.sessions() as s:
+        seated = select(TableSeatRow.table_id).where(TableSeatRow.player_id == player, TableSeatRow.kind == HUMAN)
+        rows = s.execute(
+            select(TableRow.id, TableRow.preset)
+            .where(TableRow.id.in_(seated), TableRow.status == LOBBY)
+            .order_by(TableRow.updated_at.desc(), TableRow.id)
+            .limit(LOBBIES)
+        ).all()
+        free = _free_seats(s, [r.id for r in rows])
+    return [{"table": r.id, "preset": r.preset, "free_seats": free[r.id]} for r in rows if free.get(r.id)]
 
 
 def _free_seats(s: Session, tables: list[str]) -> dict[str, int]:

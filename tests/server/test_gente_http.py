@@ -77,13 +77,21 @@ def test_gente_lists_the_people_played_with_and_whether_they_are_around(site: di
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["next"] is None and body["around_s"] == 300
+    assert {"table": "t_lobby", "preset": "cubano", "free_seats": 3} in body["tables"]  # where Ana may invite
+    assert all(t["table"] != "t_full" for t in body["tables"])
     (beto,) = body["people"]
     assert beto["player"] == ids["Beto"] and beto["nickname"] == "Beto" and beto["matches"] == 1
     assert beto["around"] is True and beto["muted"] is False  # signed in a moment ago
     assert set(beto["level"]) == {"number", "name", "name_en"}
     assert r.headers["vary"] == "Authorization"
+    # A page after a cursor: what comes after Beto (nobody), what comes after a moment later than him (Beto).
+    at = datetime.fromisoformat(beto["last_at"])
+    micros = (at - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
+    assert c.get(f"/api/gente?after={micros}.{beto['player']}", headers=h["Ana"]).json()["people"] == []
+    later = c.get(f"/api/gente?after={micros + 1}.{beto['player']}", headers=h["Ana"]).json()
+    assert [p["player"] for p in later["people"]] == [ids["Beto"]]
     assert [p["nickname"] for p in c.get("/api/gente", headers=h["Beto"]).json()["people"]] == ["Ana"]
-    assert c.get("/api/gente", headers=h["Dani"]).json()["people"] == []
+    assert c.get("/api/gente", headers=h["Dani"]).json() == {"people": [], "next": None, "around_s": 300, "tables": []}
     error_of(c.get("/api/gente"), 401, "unauthorized", "authorization")
     error_of(c.get("/api/gente", headers=bearer("nobody-has-this")), 401, "unknown_token", "authorization")
     error_of(c.get("/api/gente?after=yesterday", headers=h["Ana"]), 400, "malformed", "after")

@@ -80,10 +80,11 @@ def routes(deps: Deps) -> list[BaseRoute]:
         since = _now() - AROUND
         around = await _ask(presence.seen_players, deps.store, ids, since)
         muted = await _ask(invitations.muted_among, deps.store, me.player, ids)
+        tables = await _ask(invitations.open_lobbies, deps.store, me.player)
         rows = [{**p, "around": p["player"] in around, "muted": p["player"] in muted} for p in page["people"]]
         following = page["next"]
         nxt = None if following is None else f"{_micros(following.at)}.{following.player}"
-        return JSONResponse({"people": rows, "next": nxt, "around_s": int(AROUND.total_seconds())},
+        return JSONResponse({"people": rows, "next": nxt, "around_s": int(AROUND.total_seconds()), "tables": tables},
                             headers=ASKER_HEADERS)
 
     async def search(request: Request) -> Response:
