@@ -17,6 +17,14 @@ every time, so it is given up at its first failure.
 Only the choices a player made themself are judged: the table log's ``by`` of
 each action tells them from a stand-in's or a time-out's. Only finished hands are
 analysed, so no tile is shown that the table has not revealed.
+
+In a cluster the search itself goes to the ``capicua worker`` processes
+(:attr:`Analyst.workers`: :meth:`capicua.server.adapters.redis_bots.RedisBots.analyse`,
+the stream ``capicua:analyses``): the analysis pool reads what the hand needs
+(:func:`hand_job`: the record, the seats, who chose what; the worker never reads
+the store), a worker searches it (:func:`analyse_job`) and the pool saves the
+result, so any process serves it. With no worker alive, Redis down, or no answer
+in time, the analysis pool searches it itself, as a single process does.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
-from typing import Any
+from typing import Any, Protocol
 
 from capicua.bots import analysis
 from capicua.engine.errors import RecordError
@@ -92,30 +100,67 @@ def expected(inputs: stored.MatchInputs, match_number: int) -> dict[int, tuple[l
 _WORKER_STORES: dict[str, Store] = {}  # per worker process: one store per database
 
 
+def _store(database_url: str) -> Store:
+    store = _WORKER_STORES.get(database_url)
+    if store is None:
+        store = _WORKER_STORES[database_url] = Store(database_url)
+    return store
+
+
+def hand_job(database_url: str, key: Key, budget_ms: float | None = None) -> dict[str, Any] | None:
+    """What analysing hand ``key`` needs, read from the store (in a worker of the
+    analysis pool): a JSON object :func:`analyse_job` takes in any process. ``None``
+    when there is nothing to do: the hand is analysed already, or has no move a
+    player chose."""
+    store = _store(database_url)
+    table_id, match_number, hand = key
+    inputs = stored.inputs(store, table_id, match_number)
+    if inputs is None or inputs.record is None:
+        return None
+    todo = expected(inputs, match_number).get(hand)
+    if todo is None:
+        return None
+    seats, chosen_by = todo
+    have = {(a["hand"], a["seat"]) for a in stored.load(store, table_id, match_number)}
+    if all((hand, s) in have for s in seats):
+        return None
+    return {"table": table_id, "match": match_number, "hand": hand, "seats": seats, "chosen_by": chosen_by,
+            "record": inputs.record, "budget_ms": budget_ms}
+
+
+def analyse_job(job: dict[str, Any]) -> list[dict[str, Any]]:
+    """The analysis :func:`hand_job`'s job asks for (pure: the search, in a process
+    of the analysis pool or of a ``capicua worker``)."""
+    hand, seats = job["hand"], job["seats"]
+    judged = [
+        analysis.judge(d, analysis.search(d, job["budget_ms"]))
+        for d in analysis.decisions(job["record"], hand, seats, job["table"], job["match"], job["chosen_by"])
+    ]
+    return analysis.summarise(hand, seats, judged)
+
+
+def save_analysis(database_url: str, key: Key, results: list[dict[str, Any]]) -> None:
+    """Store a hand's analysis (in a worker of the analysis pool): every process serves it."""
+    stored.save(_store(database_url), *key, results)
+
+
 def analyse_stored_hand(database_url: str, key: Key, budget_ms: float | None = None) -> bool:
     """Analyse hand ``key`` from the store and save the result (in a worker of the
     analysis pool). False when there was nothing to do: the hand is analysed
     already, or has no move a player chose."""
-    store = _WORKER_STORES.get(database_url)
-    if store is None:
-        store = _WORKER_STORES[database_url] = Store(database_url)
-    table_id, match_number, hand = key
-    inputs = stored.inputs(store, table_id, match_number)
-    if inputs is None or inputs.record is None:
+    job = hand_job(database_url, key, budget_ms)
+    if job is None:
         return False
-    todo = expected(inputs, match_number).get(hand)
-    if todo is None:
-        return False
-    seats, chosen_by = todo
-    have = {(a["hand"], a["seat"]) for a in stored.load(store, table_id, match_number)}
-    if all((hand, s) in have for s in seats):
-        return False
-    judged = [
-        analysis.judge(d, analysis.search(d, budget_ms))
-        for d in analysis.decisions(inputs.record, hand, seats, table_id, match_number, chosen_by)
-    ]
-    stored.save(store, table_id, match_number, hand, analysis.summarise(hand, seats, judged))
+    save_analysis(database_url, key, analyse_job(job))
     return True
+
+
+class AnalysisWorkers(Protocol):
+    """Processes that search a hand's analysis for this server (a cluster's workers)."""
+
+    async def analyse(self, job: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The analysis of :func:`hand_job`'s ``job``; ``None`` when no worker computed
+        it (none alive, Redis down, no answer in time): the server's pool does."""
 
 
 class Analyst:
@@ -123,10 +168,12 @@ class Analyst:
 
     def __init__(
         self, store: Store, executor: Executor | None, budget_ms: float | None = None, backlog: int = MAX_BACKLOG,
-        duty: float = 1.0,
+        duty: float = 1.0, workers: AnalysisWorkers | None = None,
     ) -> None:
         self.store = store
         self.executor = executor
+        self.workers = workers  # a cluster's: the searches go to its capicua worker processes
+        self.counts = {"worker": 0, "local": 0}  # hands analysed, by where the search ran
         self.budget_ms = budget_ms
         self.backlog = backlog
         self.duty = duty
@@ -202,7 +249,22 @@ class Analyst:
         # log, replaying, searching and saving. None of it runs in the server's
         # process, whose threads share the interpreter with the event loop.
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self.executor, analyse_stored_hand, self.store.url, key, self.budget_ms)
+        url = self.store.url
+        if self.workers is None:
+            if await loop.run_in_executor(self.executor, analyse_stored_hand, url, key, self.budget_ms):
+                self.counts["local"] += 1
+            return
+        # A cluster: the pool reads and saves, a worker process searches when one is alive.
+        job = await loop.run_in_executor(self.executor, hand_job, url, key, self.budget_ms)
+        if job is None:
+            return
+        results = await self.workers.analyse(job)
+        if results is None:
+            results = await loop.run_in_executor(self.executor, analyse_job, job)
+            self.counts["local"] += 1
+        else:
+            self.counts["worker"] += 1
+        await loop.run_in_executor(self.executor, save_analysis, url, key, results)
 
     async def close(self) -> None:
         for handle in self._retries.values():
@@ -248,4 +310,5 @@ class Analyst:
         return [analysis.with_stakes(r["result"]) for r in rows], missing
 
 
-__all__ = ["AnalysisRefused", "Analyst", "analyse_stored_hand", "choices", "expected"]
+__all__ = ["AnalysisRefused", "AnalysisWorkers", "Analyst", "analyse_job", "analyse_stored_hand", "choices",
+           "expected", "hand_job", "save_analysis"]

@@ -207,6 +207,7 @@ def create_app(
         local_bots = PoolBots(pool, bot_delay, bot_deadline)
         # A cluster's searching bots think in `capicua worker` processes while one is alive (docs/bots.md).
         worker_bots = cluster_bots(redis_url, local_bots, deps.node_id) if redis_url else None
+        analyst.workers = worker_bots  # ... and the experto's hand analyses are searched there too
         # Every port typed (capicua.server.ports): mypy proves each adapter fits.
         tables = Tables(
             event_log, bus, LoopClock(), worker_bots or local_bots,

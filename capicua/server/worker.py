@@ -11,6 +11,12 @@ and touches the jobs it is deciding; jobs left pending by a dead worker, idle pa
 ``--reclaim-idle`` seconds, it claims (``XAUTOCLAIM``) and decides. A job past its
 deadline is acknowledged and dropped undecided: its owner has decided already.
 
+It takes the experto's hand analyses too, from their own stream ``capicua:analyses``
+(:func:`capicua.server.analyst.analyse_job` in the same pool, answered with the
+analysis on the owner's reply list; the owner stores it), reclaimed from a dead
+worker the same way. At most :func:`analysis_slots` of its slots hold analyses at
+once, so that with two or more slots a neighbour's move never waits behind them.
+
 SIGTERM or SIGINT: it reads no more jobs, finishes those it holds, leaves the
 workers' set and exits. ``kill -9``: its jobs wait for another worker's reclaim, or
 their owners' deadlines.
@@ -36,6 +42,7 @@ from redis.exceptions import RedisError, ResponseError
 
 from capicua.server.adapters.botpool import RenewingPool
 from capicua.server.adapters.redis_bots import (
+    ANALYSES,
     BLOCK_S,
     GROUP,
     HEARTBEAT_S,
@@ -68,6 +75,20 @@ def decide_job(level: str, view_json: str, seed: int, budget_ms: float | None) -
     from capicua.bots import decide
 
     return decide(level, json.loads(view_json), seed, budget_ms)
+
+
+def analysis_job(hand_json: str) -> list[dict[str, Any]]:
+    """A hand's analysis, in a process of the pool."""
+    from capicua.server.analyst import analyse_job
+
+    result: list[dict[str, Any]] = analyse_job(json.loads(hand_json))
+    return result
+
+
+def analysis_slots(slots: int) -> int:
+    """Of ``slots`` jobs at once, how many may be analyses: all but one for the
+    neighbours' moves (one when there is a single slot)."""
+    return max(1, slots - 1)
 
 
 def _warm() -> None:
@@ -103,7 +124,7 @@ class Worker:
         self._redis = redis_client(url)
         self._heartbeat = self._redis.register_script(HEARTBEAT)
         self._clock_offset_ms = 0.0  # Redis's time minus this machine's, as the last heartbeat saw it
-        self._deciding: dict[str, asyncio.Task[None]] = {}  # stream id -> its job
+        self._deciding: dict[tuple[str, str], asyncio.Task[None]] = {}  # (stream, entry id) -> its job
         self._reclaimed_at = float("-inf")
         self._stopped = False
 
@@ -121,7 +142,7 @@ class Worker:
                                        return_when=asyncio.FIRST_COMPLETED)
                     continue
                 try:
-                    entries = await self._reclaim(free) or await self._read(free)
+                    entries = await self._reclaim(free) or await self._read(free, self._analyses_free())
                 except ResponseError as exc:
                     if "NOGROUP" not in str(exc):
                         raise
@@ -131,8 +152,8 @@ class Worker:
                     await asyncio.sleep(outage.failed(exc))
                     continue
                 outage.ok()
-                for entry_id, fields in entries:
-                    self._start(_text(entry_id), {_text(k): _text(v) for k, v in fields.items()})
+                for stream, entry_id, fields in entries:
+                    self._start(stream, _text(entry_id), {_text(k): _text(v) for k, v in fields.items()})
             if self._deciding:
                 await asyncio.wait([*self._deciding.values()], timeout=FINISH_S)
         finally:
@@ -144,36 +165,86 @@ class Worker:
             await self._redis.aclose()
 
     async def _join_group(self) -> None:
-        """Make the stream and the group unless they exist (from the stream's start: a
-        job queued before the group was made is still read)."""
-        try:
-            await self._redis.xgroup_create(STREAM, GROUP, id="0", mkstream=True)
-        except ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
+        """Make the streams and their group unless they exist (from each stream's start:
+        a job queued before the group was made is still read)."""
+        for stream in (STREAM, ANALYSES):
+            try:
+                await self._redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
+            except ResponseError as exc:
+                if "BUSYGROUP" not in str(exc):
+                    raise
 
-    async def _reclaim(self, count: int) -> list[Any]:
-        """Jobs of dead workers (idle past the reclaim time), checked twice per reclaim time."""
+    def _analyses_free(self) -> int:
+        held = sum(1 for stream, _ in self._deciding if stream == ANALYSES)
+        return max(0, min(self.slots - len(self._deciding), analysis_slots(self.slots) - held))
+
+    async def _reclaim(self, count: int) -> list[tuple[str, Any, Any]]:
+        """Jobs of dead workers (idle past the reclaim time), checked twice per reclaim
+        time: the moves' first, then analyses with the slots left for them."""
         now = time.monotonic()
         if now - self._reclaimed_at < self.reclaim_idle_ms / 2000:
             return []
         self._reclaimed_at = now
-        got = await self._redis.xautoclaim(STREAM, GROUP, self.name, self.reclaim_idle_ms, "0-0", count=count)
-        entries = [entry for entry in got[1] if entry[1]]  # an entry deleted since has no fields
-        for entry_id, _ in entries:
-            log.info("worker %s: reclaimed job %s of a worker that stopped answering", self.name, _text(entry_id))
+        entries: list[tuple[str, Any, Any]] = []
+        for stream in (STREAM, ANALYSES):
+            room = count - len(entries) if stream == STREAM else min(count - len(entries), self._analyses_free())
+            if room <= 0:
+                continue
+            got = await self._redis.xautoclaim(stream, GROUP, self.name, self.reclaim_idle_ms, "0-0", count=room)
+            for entry_id, fields in got[1]:
+                if fields:  # an entry deleted since has no fields
+                    log.info("worker %s: reclaimed job %s of %s from a worker that stopped answering",
+                             self.name, _text(entry_id), stream)
+                    entries.append((stream, entry_id, fields))
         return entries
 
-    async def _read(self, count: int) -> list[Any]:
-        got: Any = await self._redis.xreadgroup(GROUP, self.name, {STREAM: ">"}, count=count, block=BLOCK_S * 1000)
-        return [entry for _, entries in got or [] for entry in entries]  # RESP2: [[stream, entries]]
+    async def _read(self, count: int, analyses: int) -> list[tuple[str, Any, Any]]:
+        """New jobs: up to ``count`` moves and, when ``analyses`` slots are free for them, analyses."""
+        streams: dict[Any, Any] = {STREAM: ">"}
+        if analyses > 0:  # XREADGROUP's count is per stream: the moves left wait for the next read, at once
+            streams[ANALYSES] = ">"
+            count = min(count, analyses)
+        got: Any = await self._redis.xreadgroup(GROUP, self.name, streams, count=count, block=BLOCK_S * 1000)
+        # RESP2: [[stream, entries]]
+        return [(_text(stream), entry_id, fields) for stream, entries in got or [] for entry_id, fields in entries]
 
-    def _start(self, entry_id: str, job: dict[str, str]) -> None:
-        if entry_id in self._deciding:  # reclaimed from itself (a touch that failed): decided once
+    def _start(self, stream: str, entry_id: str, job: dict[str, str]) -> None:
+        key = (stream, entry_id)
+        if key in self._deciding:  # reclaimed from itself (a touch that failed): decided once
             return
-        task = asyncio.get_running_loop().create_task(self._answer(entry_id, job))
-        self._deciding[entry_id] = task
-        task.add_done_callback(lambda _: self._deciding.pop(entry_id, None))
+        work = self._analyse(entry_id, job) if stream == ANALYSES else self._answer(entry_id, job)
+        task = asyncio.get_running_loop().create_task(work)
+        self._deciding[key] = task
+        task.add_done_callback(lambda _: self._deciding.pop(key, None))
+
+    def _past(self, until: int) -> bool:
+        return time.time() * 1000 + self._clock_offset_ms > until
+
+    async def _analyse(self, entry_id: str, job: dict[str, str]) -> None:
+        try:
+            hand, reply, until = job["hand"], job["reply"], int(job["until"])
+        except (KeyError, ValueError):
+            log.warning("worker %s: analysis %s does not read; dropped", self.name, entry_id)
+            await self._done(ANALYSES, entry_id, None, None)
+            return
+        if self._past(until):  # its owner searched it itself
+            log.info("worker %s: analysis %s is past its deadline; dropped", self.name, entry_id)
+            await self._done(ANALYSES, entry_id, None, None)
+            return
+        results: list[dict[str, Any]] | None = None
+        loop = asyncio.get_running_loop()
+        for attempt in (1, 2):
+            try:
+                results = await loop.run_in_executor(self.executor, analysis_job, hand)
+                break
+            except BrokenProcessPool:  # a process died: the RenewingPool replaces itself; once more
+                log.warning("worker %s: a process died analysing %s (attempt %d)", self.name, entry_id, attempt)
+            except Exception as exc:  # a record the engine refuses: the owner's pool tries and reports it
+                log.warning("worker %s: analysis %s failed (%s)", self.name, entry_id, type(exc).__name__)
+                break
+        if results is not None:
+            log.info("worker %s: analysed a hand (%s)", self.name, entry_id)
+        await self._done(ANALYSES, entry_id, reply, {"job": job.get("job"), "analysis": results, "worker": self.name})
 
     async def _answer(self, entry_id: str, job: dict[str, str]) -> None:
         try:
@@ -182,11 +253,11 @@ class Worker:
             until = int(job["until"])
         except (KeyError, ValueError):
             log.warning("worker %s: job %s does not read; dropped", self.name, entry_id)
-            await self._done(entry_id, None, None)
+            await self._done(STREAM, entry_id, None, None)
             return
-        if time.time() * 1000 + self._clock_offset_ms > until:
+        if self._past(until):
             log.info("worker %s: job %s is past its deadline; dropped", self.name, entry_id)
-            await self._done(entry_id, None, None)
+            await self._done(STREAM, entry_id, None, None)
             return
         action: dict[str, Any] | None = None
         loop = asyncio.get_running_loop()
@@ -199,9 +270,9 @@ class Worker:
             except Exception as exc:  # a bot's bug: the owner's table plays on with no move
                 log.warning("worker %s: a %s bot gave no move (%s)", self.name, level, type(exc).__name__)
                 break
-        await self._done(entry_id, reply, {"job": job.get("job"), "action": action, "worker": self.name})
+        await self._done(STREAM, entry_id, reply, {"job": job.get("job"), "action": action, "worker": self.name})
 
-    async def _done(self, entry_id: str, reply: str | None, answer: dict[str, Any] | None) -> None:
+    async def _done(self, stream: str, entry_id: str, reply: str | None, answer: dict[str, Any] | None) -> None:
         """Answer (when there is an owner to answer), acknowledge and delete the job, in one transaction."""
         outage = Outage(f"worker {self.name}'s answers")
         while True:
@@ -210,8 +281,8 @@ class Worker:
                     if reply is not None and answer is not None:
                         tx.lpush(reply, json.dumps(answer, separators=(",", ":")))
                         tx.pexpire(reply, REPLY_TTL_MS)
-                    tx.xack(STREAM, GROUP, entry_id)
-                    tx.xdel(STREAM, entry_id)
+                    tx.xack(stream, GROUP, entry_id)
+                    tx.xdel(stream, entry_id)
                     await tx.execute()
                 outage.ok()
                 return
@@ -230,8 +301,10 @@ class Worker:
                 sent = time.time() * 1000
                 now = await self._heartbeat(keys=[WORKERS], args=[self.name, HEARTBEAT_TTL_MS])
                 self._clock_offset_ms = int(now) - (sent + time.time() * 1000) / 2
-                if self._deciding:
-                    await self._redis.xclaim(STREAM, GROUP, self.name, 0, list(self._deciding), justid=True)
+                for stream in (STREAM, ANALYSES):
+                    held: list[Any] = [entry_id for s, entry_id in self._deciding if s == stream]
+                    if held:
+                        await self._redis.xclaim(stream, GROUP, self.name, 0, held, justid=True)
                 outage.ok()
             except (RedisError, OSError) as exc:
                 outage.failed(exc)

@@ -3,7 +3,8 @@ go over a real Redis Stream to real ``capicua worker`` processes and come back; 
 job of a worker killed mid-decision is reclaimed by another; with no worker alive
 the server's own pool decides; a job nobody answers is decided by the owner at its
 deadline with a quick level; a worker outlives a Redis restart; a table of a
-``capicua serve --redis`` process has its searching neighbours decided by a worker.
+``capicua serve --redis`` process has its searching neighbours decided by a worker;
+a hand's analysis is searched by a worker (reclaimed from a dead one) and served.
 Never a mock."""
 
 from __future__ import annotations
@@ -24,12 +25,15 @@ import redis
 from conftest import WSClient, drive
 from procgroup import spawn, stop_group
 from serveprocess import ServeProcess
+from test_analysis_store import played_table
 
 from capicua.bots import decide
 from capicua.engine import Match, make_rules
 from capicua.server import metrics
 from capicua.server.adapters.botpool import PoolBots
-from capicua.server.adapters.redis_bots import FALLBACK_LEVEL, GROUP, STREAM, WORKERS, RedisBots
+from capicua.server.adapters.redis_bots import ANALYSES, FALLBACK_LEVEL, GROUP, STREAM, WORKERS, RedisBots
+from capicua.server.analyst import Analyst
+from capicua.store import Store
 
 pytestmark = pytest.mark.xdist_group("server")
 
@@ -272,3 +276,55 @@ def test_a_cluster_servers_searching_neighbours_think_in_a_worker(
     finally:
         server.stop(signal.SIGKILL)
         pg_server.drop_database(url)
+
+
+class RecordingPool(ThreadPoolExecutor):
+    """The server's analysis pool, naming every function it ran."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=1)
+        self.ran: list[str] = []
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        self.ran.append(fn.__name__)
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_a_hand_analysis_is_searched_by_a_worker_reclaimed_from_a_dead_one_and_served(
+    workers: Workers, tmp_path: Path,
+) -> None:
+    r = redis.Redis.from_url(workers.url, decode_responses=True)
+    r.zadd(WORKERS, {"dead": 2**52})  # a worker alive when the job is queued, which then dies holding it
+    r.xgroup_create(ANALYSES, GROUP, id="0", mkstream=True)  # as that worker made it
+    store = Store(f"sqlite:///{tmp_path / 'analyses.sqlite3'}")
+    store.migrate()
+    played_table(store, "t_workers", "an-workers-1")
+    pool = RecordingPool()
+    bots = RedisBots(workers.url, local_bots(), "owner-a")
+    analyst = Analyst(store, pool, budget_ms=10.0, workers=bots)
+
+    async def go() -> dict[str, Any]:
+        try:
+            analyst.hand_ended("t_workers", 1, 1)
+            while r.xlen(ANALYSES) == 0:
+                await asyncio.sleep(0.05)
+            assert r.xreadgroup(GROUP, "dead", {ANALYSES: ">"}, count=1)  # the dead worker holds the job
+            workers.start("w1", "--reclaim-idle", "1")
+            deadline = time.monotonic() + GUARD_S
+            while (answer := await analyst.answer("t_workers", 1))["status"] != "ready":
+                assert time.monotonic() < deadline, "the analysis never came"
+                await asyncio.sleep(0.1)
+            return answer
+        finally:
+            await analyst.close()
+            await bots.close()
+
+    answer = asyncio.run(go())
+    pool.shutdown()
+    store.close()
+    assert [(h["hand"], h["seat"]) for h in answer["hands"]] == [(1, 0)]
+    assert analyst.counts == {"worker": 1, "local": 0}
+    assert "analyse_job" not in pool.ran and "hand_job" in pool.ran and "save_analysis" in pool.ran
+    said = workers.log("w1").read_text()
+    assert "reclaimed job" in said and "analysed a hand" in said
+    assert r.xpending(ANALYSES, GROUP)["pending"] == 0

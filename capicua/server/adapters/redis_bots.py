@@ -32,6 +32,16 @@ The levels that never search (:data:`capicua.bots.QUICK_LEVELS`) are decided by 
 local :class:`~capicua.server.adapters.botpool.PoolBots` at once, as always: sending
 their view to another machine costs more than their decision.
 
+The experto's hand analyses (:mod:`capicua.server.analyst`) take the same way on a
+stream of their own, :data:`ANALYSES` (``capicua:analyses``, the same group): a job
+carries ``hand``, the JSON of :func:`capicua.server.analyst.hand_job` (the record and
+who chose what: a worker never reads the store), and is answered on the same reply
+list with the analysis. Their own stream, so that a worker can keep slots for the
+neighbours (a table waits on a bot's move, nobody waits on an analysis) and a backlog
+of analyses never delays a move queued behind it. Queued only while a worker is
+alive; reclaimed from a dead worker like a bot job; unanswered after
+:data:`ANALYSIS_WAIT_S` (or with no worker), the server's own analysis pool searches.
+
 Nothing in Redis is the only copy of anything a table needs: after a Redis restart
 (empty, no persistence) the jobs in flight time out into the fallback, the owners
 queue nothing until a worker's heartbeat is back, and the workers make the stream
@@ -58,6 +68,9 @@ from capicua.server.ports import TimerHandle
 log = logging.getLogger("capicua.bots")
 
 STREAM = "capicua:bots"
+ANALYSES = "capicua:analyses"  # the hand analyses' jobs (same group, same reply lists)
+ANALYSIS_WAIT_S = 120.0  # an analysis job no worker answered by then is searched by the owner's own pool
+ANALYSES_MAXLEN = 10_000
 GROUP = "workers"
 WORKERS = "capicua:bots:workers"
 REPLY_PREFIX = "capicua:bots:reply:"
@@ -163,7 +176,8 @@ class RedisBots:
             queued = metrics.BotWait()  # the workers' queue: asked, not yet answered
             action: dict[str, Any]
             try:
-                action = await asyncio.wait_for(waiting, self.local.deadline)
+                reply = await asyncio.wait_for(waiting, self.local.deadline)
+                action = reply["action"] if isinstance(reply.get("action"), dict) else {}
                 self.counts["worker"] += 1
             except TimeoutError:
                 action = self._fallback(level, view, seed)
@@ -185,16 +199,46 @@ class RedisBots:
         """Queue the job for a worker; False when no worker is alive or Redis is down (then
         Redis is tried again only after a backoff: a Redis that does not answer would
         make every ask wait for its connection timeout)."""
+        fields = {"level": level, "view": json.dumps(view, separators=(",", ":")), "seed": seed,
+                  "budget": "" if self.budget_ms is None else self.budget_ms}
+        return await self._add(STREAM, STREAM_MAXLEN, self.local.deadline, job, fields)
+
+    async def analyse(self, job: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """A hand's analysis (:func:`capicua.server.analyst.hand_job`'s ``job``) searched
+        by a worker: the :class:`~capicua.server.analyst.AnalysisWorkers` port. ``None``
+        when no worker is alive, Redis is down, the worker failed, or none answered
+        within :data:`ANALYSIS_WAIT_S`: the server's own pool searches it then."""
+        loop = asyncio.get_running_loop()
+        job_id = uuid.uuid4().hex
+        waiting = self._waiting[job_id] = loop.create_future()
+        try:
+            fields = {"hand": json.dumps(job, separators=(",", ":"))}
+            if not await self._add(ANALYSES, ANALYSES_MAXLEN, ANALYSIS_WAIT_S, job_id, fields):
+                return None
+            self._start_reading()
+            try:
+                reply = await asyncio.wait_for(waiting, ANALYSIS_WAIT_S)
+            except TimeoutError:
+                log.warning("no worker analysed table %s hand %s in %g s; the server's pool does",
+                            job.get("table"), job.get("hand"), ANALYSIS_WAIT_S)
+                return None
+            results = reply.get("analysis")
+            return results if isinstance(results, list) else None
+        finally:
+            self._waiting.pop(job_id, None)
+
+    async def _add(self, stream: str, maxlen: int, wait_s: float, job: str, fields: dict[str, Any]) -> bool:
+        """Queue a job on ``stream`` while a worker is alive (answered on this owner's
+        reply list, dropped by the worker ``wait_s`` from now); False when none is, or
+        Redis is down (then Redis is tried again only after a backoff)."""
         loop = asyncio.get_running_loop()
         if loop.time() < self._queue_again_at:
             return False
-        fields = {"job": job, "level": level, "view": json.dumps(view, separators=(",", ":")), "seed": seed,
-                  "budget": "" if self.budget_ms is None else self.budget_ms, "reply": self.reply_key}
-        args: list[Any] = [STREAM_MAXLEN, int(self.local.deadline * 1000)]
-        for key, value in fields.items():
+        args: list[Any] = [maxlen, int(wait_s * 1000)]
+        for key, value in {"job": job, **fields, "reply": self.reply_key}.items():
             args += [key, value]
         try:
-            queued = await self._submit(keys=[WORKERS, STREAM], args=args)
+            queued = await self._submit(keys=[WORKERS, stream], args=args)
         except (RedisError, OSError) as exc:
             self._queue_again_at = loop.time() + self._queue_outage.failed(exc)
             return False
@@ -237,10 +281,10 @@ class RedisBots:
                 continue
             try:
                 reply = json.loads(got[1])
-                job, action = str(reply["job"]), reply["action"]
+                job = str(reply["job"])
             except (ValueError, KeyError, TypeError):
                 log.warning("a bot worker's answer does not read: %.200r", got[1])
                 continue
             waiting = self._waiting.get(job)
             if waiting is not None and not waiting.done():
-                waiting.set_result(action if isinstance(action, dict) else {})
+                waiting.set_result(reply)  # {"job", "action"} for a move, {"job", "analysis"} for an analysis
