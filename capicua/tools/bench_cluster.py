@@ -18,7 +18,9 @@ exits 1.
 Then the failover (``--kills``): with ``--failover-tables`` tables playing on
 two processes, the owner of a table (its row in ``table_leases``) is killed
 (SIGKILL, its process group: the server and its bot pool) and the time from
-the kill to the next events frame on that table is measured; the guests act
+the kill to the next events frame on that table is measured, beside the time
+to the new owner's welcome to the guest (the table runs again; its next event
+then waits for a neighbour's delay or the guest's thinking); the guests act
 as the page does (a closed socket reconnects through the balancer and says
 hello with the last seq it heard), and the killed process is started again
 before the next kill. Afterwards each measured table's log is compared with
@@ -252,8 +254,11 @@ class FollowingGuest(Guest):
         self.stopped = False
         self.reconnects = 0
         self.frame_seen = asyncio.Event()  # set by every events frame (the failover's clock stops on it)
+        self.welcomed_at: float | None = None  # perf_counter of the last welcome (an owner answered its hello)
 
     def _frame(self, f: dict[str, Any]) -> None:
+        if f.get("type") == "welcome":
+            self.welcomed_at = time.perf_counter()
         if f.get("type") == "events":
             for e in f["events"]:
                 if self.heard.setdefault(e["seq"], e["event"]) != e["event"]:
@@ -299,6 +304,9 @@ class FollowingGuest(Guest):
 @dataclass
 class Failover:
     times_s: list[float] = field(default_factory=list)
+    # kill → the new owner's welcome to the guest (its table runs again; the next event
+    # then waits for the bot delay or the guest's thinking, the human pace)
+    back_s: list[float] = field(default_factory=list)
     stalled: int = 0  # kills after which the table sent nothing within --failover-wait
     skipped: int = 0  # no table with a live lease to kill the owner of
 
@@ -434,11 +442,14 @@ async def failover(services: Services, tmp: Path, args: argparse.Namespace, emit
                     continue
                 g, i = chosen
                 g.frame_seen.clear()
+                g.welcomed_at = None
                 t0 = time.perf_counter()
                 cluster.kill(i)
                 try:
                     await asyncio.wait_for(g.frame_seen.wait(), args.failover_wait)
                     result.times_s.append(time.perf_counter() - t0)
+                    if g.welcomed_at is not None:
+                        result.back_s.append(g.welcomed_at - t0)
                 except TimeoutError:
                     result.stalled += 1
                 cluster.restart(i)
@@ -450,8 +461,8 @@ async def failover(services: Services, tmp: Path, args: argparse.Namespace, emit
             row = {
                 "kills": args.kills, "timed": len(times), "stalled": result.stalled, "skipped": result.skipped,
                 "wait_s": args.failover_wait,
-                "kill_to_event_s": {"p50": round(percentile(times, 50), 2), "p99": round(percentile(times, 99), 2),
-                                    "max": round(max(times), 2) if times else float("nan")},
+                "kill_to_event_s": _spread(times),
+                "kill_to_welcome_s": _spread(result.back_s), "welcomed": len(result.back_s),
                 "reconnects": sum(g.reconnects for g in guests), **checks,
             }
         except (RuntimeError, OSError, StepFailed) as exc:
@@ -464,6 +475,11 @@ async def failover(services: Services, tmp: Path, args: argparse.Namespace, emit
             engine.dispose()
     emit("failover", row)
     return row
+
+
+def _spread(times: list[float]) -> dict[str, float]:
+    return {"p50": round(percentile(times, 50), 2), "p99": round(percentile(times, 99), 2),
+            "max": round(max(times), 2) if times else float("nan")}
 
 
 def _held(rows: list[dict[str, Any]]) -> int:
@@ -528,10 +544,12 @@ def render(kind: str, r: dict[str, Any]) -> str:
     if kind == "failover":
         if "failed" in r:
             return f"\nfailover: failed: {r['failed']}"
-        t = r["kill_to_event_s"]
+        t, w = r["kill_to_event_s"], r["kill_to_welcome_s"]
         return (f"\nfailover over {r['kills']} kills -9 of a table's owner (2 processes): owner killed → next event "
                 f"p50 {t['p50']} s, p99 {t['p99']} s, max {t['max']} s ({r['timed']} timed, {r['stalled']} with "
-                f"no event within {r['wait_s']:g} s, {r['skipped']} skipped); {r['reconnects']} reconnections; "
+                f"no event within {r['wait_s']:g} s, {r['skipped']} skipped); owner killed → the new owner's "
+                f"welcome p50 {w['p50']} s, p99 {w['p99']} s, max {w['max']} s ({r['welcomed']} welcomed); "
+                f"{r['reconnects']} reconnections; "
                 f"of {r['plays_checked']} acknowledged plays of the guests, lost {r['lost']}, doubled {r['doubled']}, seqs heard twice differently "
                 f"{r['resent_differently']}, stand-ins {r['stand_ins']}, offline marks {r['offline_marks']}")
     if "failed" in r:
