@@ -36,8 +36,10 @@ from starlette.routing import BaseRoute, Route
 from capicua.server.http.compress import takes_gzip
 from capicua.server.http.deps import Deps
 
-PAGES = {"/": "index.html", "/t/{table_id}": "table.html", "/rules": "rules.html", "/vocab": "vocab.html",
-         "/verify": "verify.html", "/leaderboard": "leaderboard.html", "/player/{player_id}": "player.html"}
+PAGES = {"/": "index.html", "/gente": "gente.html",
+         "/t/{table_id}": "table.html", "/rules": "rules.html", "/vocab": "vocab.html",
+         "/verify": "verify.html", "/leaderboard": "leaderboard.html", "/player/{player_id}": "player.html",
+         "/parque": "parque.html"}
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 GZIP_MIN = 256  # bytes: smaller files go as they are (gzip's header would eat the gain)

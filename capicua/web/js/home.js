@@ -6,11 +6,15 @@
 // keep the token it answers, remember the table, go to /t/<id>.
 // "Tus mesas abiertas" asks GET /api/tables/<id> for each remembered table;
 // "Tabla de posiciones" and, for a browser with a token, "Mi perfil" (me.js).
+// The parque's panel: GET /api/parque every 15 s while visible (parquelist.js).
 
 import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n/index.js';
 import { tileSvg } from './tiles.js';
 import { TABLE_KEY, readToken, saveToken, readNickname, saveNickname, rememberTable } from './guest.js';
 import { wireProfileLink } from './me.js';
+import './invitations.js';
+import { keepFresh, waitingRow, playingRow } from './parquelist.js';
+import { fill } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -368,7 +372,22 @@ function renderForm() {
 function renderAll() {
   renderForm();
   renderResume();
+  renderParque();
   showError(shownError);
+}
+
+// ---------------------------------------------------------------- the parque's panel
+
+const PANEL_TABLES = 3; // of each kind: the parque page lists the rest
+let parque = null; // the last GET /api/parque
+
+/** The parque in brief: how many tables wait and play and how many queue, and the first few tables. */
+function renderParque() {
+  if (!parque) { $('pq-panel-line').textContent = ''; return; }
+  const queued = Object.values((parque.queue && parque.queue.counts) || {}).reduce((a, n) => a + n, 0);
+  $('pq-panel-line').textContent = t('parque.panel.line', { waiting: parque.waiting.length, playing: parque.playing.length, queued });
+  fill($('pq-panel-tables'), parque.waiting.slice(0, PANEL_TABLES).map(waitingRow),
+    parque.playing.slice(0, PANEL_TABLES).map(playingRow));
 }
 
 /** Ask the server for its games; false (and a translated error) when it cannot be asked. */
@@ -397,3 +416,4 @@ onLangChange(renderAll);
 loadPresets();
 loadOpenTables();
 wireProfileLink($('my-profile'));
+keepFresh((got) => { if (got.ok) { parque = got.data; renderParque(); } });

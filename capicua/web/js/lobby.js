@@ -13,6 +13,7 @@
 import { t, has, lang } from './i18n/index.js';
 import { avatarSvg } from './neighbours.js';
 import { $, h as el } from './dom.js';
+import { tokenHeaders } from './me.js';
 
 // The settings a host may choose (docs/protocol.md, "configure").
 const GRACE_CHOICES = [10, 30, 60, 120]; // seconds a dropped player is waited for
@@ -30,6 +31,7 @@ const ui = {
   joinError: null, // a translation key
   copied: 0, // when the link was copied (ms), for the feedback
   drawn: '', // what the seats were drawn from (skip redrawing the same: an open select stays open)
+  public: null, // the host's table is listed in the parque (GET /api/tables/{id}/public); null until asked
 };
 
 /**
@@ -272,6 +274,10 @@ function renderShare(table) {
   const link = $('lobby-link');
   const url = shareUrl(table);
   if (link.value !== url) link.value = url;
+  // "Invitar a tu gente": the Gente page with this table chosen, for a player seated here.
+  const gente = $('lobby-gente');
+  gente.hidden = !(ui.ctx && ui.ctx.me !== null && ui.ctx.hasToken);
+  gente.href = `/gente?${new URLSearchParams({ mesa: table.id })}`;
   // The phone's share sheet, where the browser has one.
   $('lobby-share').hidden = typeof navigator.share !== 'function';
   $('lobby-copied').textContent = Date.now() - ui.copied < COPIED_MS ? t('lobby.copied') : '';
@@ -330,6 +336,43 @@ function renderHost(ctx) {
   if (document.activeElement !== grace) grace.value = String(settings.grace);
   if (document.activeElement !== timer) timer.value = String(settings.turn_timer);
   $('lobby-start').disabled = emptySeats(table) > 0; // the status line says why
+  renderPublic(table);
+}
+
+// "Mesa pública": the host lists the table in the parque, or keeps it by link only
+// (the default). Kept by the server with the table (POST /api/tables/{id}/public), not in the log.
+function renderPublic(table) {
+  let input = $('lobby-public-input');
+  if (!input) {
+    input = el('input', { type: 'checkbox', id: 'lobby-public-input', 'data-testid': 'lobby-public',
+      onchange: () => setPublic(table.id, input.checked) });
+    $('lobby-host').insertBefore(el('label', { class: 'lobby-public', for: 'lobby-public-input' }, input,
+      el('span', { id: 'lobby-public-text' })), $('lobby-start'));
+    askPublic(table.id);
+  }
+  $('lobby-public-text').textContent = t('lobby.public');
+  input.checked = !!ui.public;
+  input.disabled = ui.public === null;
+}
+
+async function askPublic(tableId) {
+  try {
+    const r = await fetch(`/api/tables/${encodeURIComponent(tableId)}/public`, { headers: { Accept: 'application/json' } });
+    ui.public = r.ok ? !!(await r.json()).public : false;
+  } catch (_) { ui.public = false; }
+  if (ui.ctx) renderPublic(ui.ctx.table);
+}
+
+async function setPublic(tableId, wanted) {
+  let ok = false;
+  try {
+    const r = await fetch(`/api/tables/${encodeURIComponent(tableId)}/public`, {
+      method: 'POST', headers: { ...tokenHeaders(), 'Content-Type': 'application/json' }, body: JSON.stringify({ public: wanted }) });
+    ok = r.ok;
+    if (ok) ui.public = !!(await r.json()).public;
+  } catch (_) { ok = false; }
+  if (!ok) ui.hooks.toast(t('lobby.public.err'), 'public');
+  if (ui.ctx) renderPublic(ui.ctx.table);
 }
 
 function configure() {
