@@ -19,18 +19,21 @@ and no frame to a seat carries a tile of another seat's hand or a sleeping tile
 from __future__ import annotations
 
 import json
+import signal
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
-from conftest import WSClient
+from conftest import WSClient, drive
 from haproxyserver import HaproxyServer
 from prometheus_client.parser import text_string_to_metric_families
 from serveprocess import ServeProcess
 from sqlalchemy import select
+from sqlalchemy import text as sql
 from test_leak import tiles_in
 
 from capicua.store import Store
@@ -62,15 +65,15 @@ class Cluster:
         self.url = pg.create_database()
         self.servers: dict[str, ServeProcess] = {}
         self.balancer: HaproxyServer | None = None
-        self.store: Store | None = None
         try:
             for i in range(nodes):
                 name = f"node-{'abcdefgh'[i]}"
+                # Named in PostgreSQL's pg_stat_activity: a test sees what each process waits on.
+                database = f"{self.url}&application_name={name}"
                 self.servers[name] = ServeProcess(
-                    tmp, ["--database", self.url, "--redis", redis.url, "--node-id", name], name=name)
+                    tmp, ["--database", database, "--redis", redis.url, "--node-id", name], name=name)
             self.balancer = HaproxyServer([s.port for s in self.servers.values()])
             until(lambda: self.balanced(4 * nodes) == set(self.servers), "every process is in the rotation")
-            self.store = Store(self.url)
         except BaseException:
             self.close()
             raise
@@ -81,12 +84,10 @@ class Cluster:
         return self.balancer.base
 
     def close(self) -> None:
-        if self.store is not None:
-            self.store.close()
         if self.balancer is not None:
             self.balancer.close()
         for s in self.servers.values():
-            s.stop()
+            s.stop(signal.SIGKILL)  # their drain is not what these tests are about (test_drain's)
         self.pg.drop_database(self.url)
 
     def balanced(self, tries: int) -> set[str]:
@@ -113,6 +114,13 @@ class Cluster:
 
     # ------------------------------------------------------------ sockets and tables
 
+    def post(self, path: str, body: dict[str, Any], node: str | None = None) -> dict[str, Any]:
+        """A POST through the balancer (or straight to ``node``), answered 200."""
+        base = self.base if node is None else self.servers[node].base
+        r = httpx.post(base + path, json=body, timeout=10)
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
     def socket(self) -> tuple[WSClient, str]:
         """A websocket through the balancer, and the process it reached."""
         before = self.sockets()
@@ -128,17 +136,43 @@ class Cluster:
     def socket_at(self, node: str) -> WSClient:
         return WSClient(self.servers[node].base.replace("http://", "ws://") + "/ws")
 
+    @contextmanager
+    def _store(self) -> Iterator[Store]:
+        """The cluster's database, on connections of its own (a test restarts the server)."""
+        store = Store(self.url)
+        try:
+            yield store
+        finally:
+            store.close()
+
     def owner(self, table_id: str) -> tuple[str, int]:
         """The table's lease: its holder and epoch."""
-        assert self.store is not None
-        with self.store.sessions() as s:
+        with self._store() as store, store.sessions() as s:
             row = s.execute(select(TableLeaseRow.owner, TableLeaseRow.epoch)
                             .where(TableLeaseRow.table_id == table_id)).one()
         return str(row[0]), int(row[1])
 
+    @contextmanager
+    def leases_locked(self) -> Iterator[Callable[[], None]]:
+        """Hold ``table_leases`` locked: every process's lease renewals and appends wait
+        (their rows are read ``FOR UPDATE`` / ``FOR SHARE``) until the returned callable
+        lets it go. (A row lock would not do: a renewal of a lease whose row names
+        another owner matches no row, and does not wait.)"""
+        with self._store() as store, store.engine.connect() as conn:
+            conn.execute(sql("LOCK TABLE table_leases IN EXCLUSIVE MODE"))
+            yield conn.rollback
+            conn.rollback()
+
+    def waiting(self, node: str, query: str) -> int:
+        """How many of ``node``'s database sessions wait on a lock in a statement holding ``query``."""
+        with self._store() as store, store.engine.connect() as conn:
+            return int(conn.execute(sql(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = :n"
+                " AND wait_event_type = 'Lock' AND query LIKE :q"), {"n": node, "q": f"%{query}%"}).scalar_one())
+
     def committed(self, table_id: str) -> Committed:
-        assert self.store is not None
-        row = self.store.load_table(table_id)
+        with self._store() as store:
+            row = store.load_table(table_id)
         assert row is not None
         return Committed(row["events"])
 
@@ -244,3 +278,71 @@ def play_moves(clients: list[WSClient], moves: int, stop: Callable[[WSClient], b
         mover.until(lambda f, seq=seq: f["type"] == "events" and f["seq"] > seq)  # type: ignore[misc]
         made += 1
     return made
+
+
+def catch_up(clients: list[WSClient], seq: int) -> None:
+    """Read each socket's frames until it heard seq ``seq``."""
+    for c in clients:
+        while c.seq < seq:
+            c.recv()
+
+
+@dataclass
+class Seated:
+    """A table of a guest and three neighbours, the guest's socket on a process that is
+    not the table's owner (her gateway), a spectator's socket on the owner."""
+
+    table: str
+    player: WSClient
+    watcher: WSClient
+    owner: str
+    gateway: str
+
+    def close(self) -> None:
+        self.player.close()
+        self.watcher.close()
+
+
+def table_of_one(cluster: Cluster, nickname: str, node: str | None = None) -> Seated:
+    """:class:`Seated`, the table opened through the balancer (or by ``node``, its owner);
+    the guest has played once and it is her turn again."""
+    t = cluster.post("/api/tables", {"nickname": nickname}, node)
+    tid = t["table_id"]
+    owner, _ = cluster.owner(tid)
+    gateway = next(n for n in cluster.servers if n != owner)
+    player, watcher = cluster.socket_at(gateway), cluster.socket_at(owner)
+    seated = Seated(tid, player, watcher, owner, gateway)
+    try:
+        assert player.hello(tid, t["token"])["type"] == "welcome"
+        watcher.send({"type": "hello", "table": tid, "watch": True})
+        assert watcher.until(lambda f: f["type"] in ("welcome", "error"))["type"] == "welcome"
+        drive(player, lambda f: f["type"] == "events" and player.my_turn() and played(player) > 0)
+    except BaseException:
+        seated.close()
+        raise
+    return seated
+
+
+def played(c: WSClient, after: int = 0) -> int:
+    """How many plays of ``c``'s seat it heard after seq ``after``."""
+    seat = c.view["seat"] if c.view is not None else None
+    return sum(1 for f in c.frames if f.get("type") == "events" for e in f["events"]
+               if e["seq"] > after and e["event"]["kind"] == "play" and e["event"]["seat"] == seat)
+
+
+def plays_on(c: WSClient, moves: int = 2) -> None:
+    """``c`` plays ``moves`` more tiles of hers (the hand, or the next, goes on)."""
+    after = c.seq
+    drive(c, lambda f: played(c, after) >= moves)
+
+
+def held_to_the_log(cluster: Cluster, seated: Seated) -> Committed:
+    """What the guest's and the spectator's sockets heard is the committed log's; no
+    action written twice; the fault made nobody gone and no stand-in play."""
+    log = cluster.committed(seated.table)
+    log.check_heard(seated.player.frames, f"the guest on {seated.gateway}")
+    log.check_heard(seated.watcher.frames, f"the spectator on {seated.owner}")
+    assert len(log.plays()) == len(set(log.plays()))
+    assert "controller" not in log.ops()
+    assert not any(e["op"] == "presence" and not e["online"] for e in log.entries)
+    return log
