@@ -7,6 +7,7 @@ import { t, lang, applyI18n, wireLangToggle, onLangChange } from './i18n/index.j
 import { readToken, rememberPlayer } from './guest.js';
 import { leaderboardFor, wireProfileLink } from './me.js';
 import { $, h } from './dom.js';
+import './invitations.js';
 
 const BOARDS = ['neighbours', 'friends'];
 const PERIODS = ['week', 'month', 'all'];

@@ -2,5 +2,6 @@
 
 import { mountTable } from './table/main.js';
 import { Connection } from './net.js';
+import './invitations.js'; // an invitation to another table shows here too
 
 mountTable((handlers) => new Connection(handlers));

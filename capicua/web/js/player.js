@@ -10,6 +10,7 @@ import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n/in
 import { readPlayerId } from './guest.js';
 import { tokenHeaders } from './me.js';
 import { $, h, s } from './dom.js';
+import './invitations.js';
 
 const [, rawId = ''] = location.pathname.match(/^\/player\/([^/?#]+)/) || [];
 const playerId = decodeURIComponent(rawId);

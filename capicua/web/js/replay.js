@@ -15,6 +15,7 @@ import { tileSvg } from './tiles.js';
 import { browserSha256 } from './sha256.js';
 import { tokenHeaders } from './me.js';
 import { $, h } from './dom.js';
+import './invitations.js';
 
 const [, rawTable = '', rawMatch = ''] = location.pathname.match(/^\/replay\/([^/]+)\/([^/?#]+)/) || [];
 const tableId = decodeURIComponent(rawTable);

@@ -9,6 +9,7 @@ import { t, has, applyI18n, wireLangToggle, onLangChange } from './i18n/index.js
 import { tileSvg } from './tiles.js';
 import { browserSha256 } from './sha256.js';
 import { $, h } from './dom.js';
+import './invitations.js';
 
 /** What the page was asked: a table's hand, or a bare seed. */
 function readQuery(search) {

@@ -28,7 +28,10 @@ export const S = {
   seat: null, // the seat this socket plays as the last welcome said (null: watching)
   host: false, // this browser opened the table: its seat is TABLE.host_seat
   notice: null, // the notice shown of a table this browser only watches (lobby.js noticeFor), or null
-  sitAfterHello: null, // the seat to ask for once the hello with a new token is welcomed
+  // The seat to ask for once the hello with a new token is welcomed; an accepted invitation's
+  // link (?sentarme=SEAT, invitations.js) asks for that seat from the first hello.
+  sitAfterHello: /^[0-9]$/.test(new URLSearchParams(location.search).get('sentarme') || '')
+    ? Number(new URLSearchParams(location.search).get('sentarme')) : null,
   rematchFor: null, // the match whose "Otra partida" was sent
   nickname: readNickname(),
   tableInfo: /** @type {Table | null} */ (null), // the TABLE of the last welcome or table frame
