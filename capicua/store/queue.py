@@ -42,6 +42,9 @@ from capicua.store.tablelogs import add_table
 from capicua.table.matchmaking import Waiting
 
 STALE_S = 30  # a row its page has not polled for this long is dropped (the page was closed)
+# Only rows polled this recently are seated (pages poll every 2 s): a table waits for all its
+# players before its first deal, so a page closed a moment ago must not be given a seat.
+FRESH_S = 6
 LIVE_S = 600  # a table whose rows changed within this long is live (its players cannot queue)
 ROUND_MAX = 2000  # waiting rows one round reads, oldest first
 RATING_BOARD = "friends"  # the board of matches among people
@@ -189,7 +192,8 @@ def _round(store: Store, plan: Plan, at: datetime) -> list[NewTable]:
             return []
         s.execute(delete(QueueEntryRow).where(QueueEntryRow.polled_at < at - timedelta(seconds=STALE_S)))
         rows = s.scalars(
-            select(QueueEntryRow).where(QueueEntryRow.table_id.is_(None))
+            select(QueueEntryRow)
+            .where(QueueEntryRow.table_id.is_(None), QueueEntryRow.polled_at >= at - timedelta(seconds=FRESH_S))
             .order_by(QueueEntryRow.joined_at).limit(ROUND_MAX).with_for_update(skip_locked=True)
         ).all()
         waiting = [Waiting(r.player_id, r.preset, r.rating, _ms(r.joined_at), r.wait_s, r.nickname) for r in rows]

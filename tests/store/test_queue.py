@@ -156,6 +156,20 @@ def test_a_row_not_polled_for_30_s_is_dropped(store: Store) -> None:
         "counts": {"cubano": 1}, "players": [{"nickname": "ana", "level": 1, "preset": "cubano"}]}
 
 
+def test_only_players_whose_page_polled_lately_are_seated(store: Store) -> None:
+    """A table deals once all its players are there: a page that stopped polling a few
+    seconds ago (closed, or its phone asleep) is not given a seat meanwhile."""
+    a, b, c = players(store, [25.0, 25.0, 25.0])
+    for p in (a, b, c):
+        queue.join(store, p, p, 1, "cubano", 30, now=T0)
+    queue.poll(store, a, now=later(31))
+    queue.poll(store, b, now=later(31))
+    queue.poll(store, c, now=later(24))  # 7 s ago: its page may be gone
+    [table] = queue.match_round(store, plan_tables, now=later(31))
+    assert sorted(table.players) == sorted([a, b])
+    assert queue.poll(store, c, now=later(32))["state"] == "waiting"  # type: ignore[index]
+
+
 def test_the_queue_survives_a_restart(database_url: str) -> None:
     first = Store(database_url)
     first.migrate()
