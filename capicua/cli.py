@@ -355,6 +355,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from capicua.tools.bench_server import main as bench_server_main
 
         return int(bench_server_main(argv[1:]) or 0)
+    if argv and argv[0] == "bench-matchmaking":
+        from capicua.tools.bench_matchmaking import main as bench_matchmaking_main
+
+        return bench_matchmaking_main(argv[1:])
     if argv and argv[0] == "bench-cluster":
         from capicua.tools.bench_cluster import main as bench_cluster_main
 
@@ -408,6 +412,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("worker", help="decide bot moves for the servers of a cluster (--redis URL, --processes)")
     sub.add_parser("bench", help="playout throughput benchmark")
     sub.add_parser("bench-server", help="the server under a ramp of tables played at a human pace")
+    sub.add_parser("bench-matchmaking", help="guests joining the parque's queue at a rate: time to be seated, p50/p99")
     sub.add_parser("bench-cluster", help="1, 2, 4 server processes behind HAProxy under a ramp of tables, and failover")
     sub.add_parser("bench-store", help="the event log's appends/s and latency, by number of writer threads")
     sub.add_parser("bench-standings", help="the leaderboard and a profile over 100,000 results rows, timed")
