@@ -31,7 +31,14 @@ from capicua.bots import decide
 from capicua.engine import Match, make_rules
 from capicua.server import metrics
 from capicua.server.adapters.botpool import PoolBots
-from capicua.server.adapters.redis_bots import ANALYSES, FALLBACK_LEVEL, GROUP, STREAM, WORKERS, RedisBots
+from capicua.server.adapters.redis_bots import (
+    ANALYSES,
+    FALLBACK_LEVEL,
+    GROUP,
+    STREAM,
+    WORKERS,
+    RedisBots,
+)
 from capicua.server.analyst import Analyst
 from capicua.store import Store
 
