@@ -1,6 +1,7 @@
 """The parque in the browser (issue 24, item 6): two strangers press "Jugar con gente"
-and land at one table with two neighbours; a third browser opens the parque, finds
-that table among the tables being played and watches it. Screenshots of the parque
+and land at one table with two neighbours; a host makes her private table public
+from its lobby; a third browser opens the parque, finds both (the host's among the
+tables waiting, the strangers' among those being played) and watches the strangers'. Screenshots of the parque
 (the queue's wait, and the listing) at 1280 and 360 px go to artifacts/.
 
 A real server (``live_server``) and Debian's Chromium, one browser context per
@@ -10,6 +11,7 @@ moving the two queue rows' ``joined_at`` back in the store, not by sleeping.
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import timedelta
 from typing import Any
@@ -75,7 +77,24 @@ def test_two_strangers_meet_at_one_table_with_two_neighbours_and_a_third_watches
         page.wait_for_function("document.querySelectorAll('[data-testid=my-hand] [data-testid=tile]').length > 0",
                                timeout=GUARD_MS)
 
+    # A host makes her private table public from its lobby: the parque lists it, with "Sentarse".
+    made = srv.new_table("Yuli", private=True)
+    host_ctx = browser.new_context(**DESK)
+    host_ctx.add_init_script(f"localStorage.setItem('capicua.token', {json.dumps(made['token'])})")
+    host = host_ctx.new_page()
+    host.goto(f"{srv.base}/t/{made['table_id']}")
+    switch = host.locator('[data-testid="lobby-public"]')
+    switch.wait_for(timeout=GUARD_MS)
+    host.wait_for_function("!document.querySelector('[data-testid=lobby-public]').disabled", timeout=GUARD_MS)
+    assert not switch.is_checked()  # by link only until the host says otherwise
+    switch.check()
+    host.wait_for_function("document.querySelector('[data-testid=lobby-public]').checked", timeout=GUARD_MS)
+
     watcher_ctx, watcher, watcher_errors = open_parque(browser, srv.base)
+    public = watcher.locator(f'[data-testid="pq-waiting"][data-table="{made["table_id"]}"]')
+    public.wait_for(timeout=GUARD_MS)
+    assert "Yuli" in public.inner_text()
+    assert public.locator('[data-testid="pq-sit"]').get_attribute("href") == f"/t/{made['table_id']}"
     row = watcher.locator(f'[data-testid="pq-playing"][data-table="{table_id}"]')
     row.wait_for(timeout=GUARD_MS)
     assert "Ana" in row.inner_text() and "Beto" in row.inner_text()
@@ -92,8 +111,9 @@ def test_two_strangers_meet_at_one_table_with_two_neighbours_and_a_third_watches
     watcher.wait_for_selector('[data-testid="board"]', timeout=GUARD_MS)
     assert watcher.locator("[data-testid=my-hand] [data-testid=tile]").count() == 0  # a watcher holds no tiles
     assert any('"watch":true' in h.replace(" ", "") for h in hellos), hellos
-    for ctx, _, errors in [*people, (watcher_ctx, None, watcher_errors), (phone_ctx, None, phone_errors)]:
+    for _, _, errors in [*people, (None, None, watcher_errors), (None, None, phone_errors)]:
         assert not errors, errors
     for ctx, _, _ in people:
         ctx.close()
     watcher_ctx.close()
+    host_ctx.close()
