@@ -157,17 +157,27 @@ def shown_to(store: Store, invitee: str, now: datetime) -> list[dict[str, Any]]:
 
 def open_lobbies(store: Store, player: str) -> list[dict[str, Any]]:
     """The tables ``player`` may invite to now, newest first (at most :data:`LOBBIES`): where
-    they sit, waiting in their lobby with a free seat: ``[{"table", "preset", "free_seats"}]``."""
+    they sit, waiting in their lobby with a free seat: ``[{"table", "preset", "free_seats",
+    "seated"}]``, ``seated`` the players there (whom an invitation would not seat again)."""
     with store.sessions() as s:
-        seated = select(TableSeatRow.table_id).where(TableSeatRow.player_id == player, TableSeatRow.kind == HUMAN)
+        mine = select(TableSeatRow.table_id).where(TableSeatRow.player_id == player, TableSeatRow.kind == HUMAN)
         rows = s.execute(
             select(TableRow.id, TableRow.preset)
-            .where(TableRow.id.in_(seated), TableRow.status == LOBBY)
+            .where(TableRow.id.in_(mine), TableRow.status == LOBBY)
             .order_by(TableRow.updated_at.desc(), TableRow.id)
             .limit(LOBBIES)
         ).all()
-        free = _free_seats(s, [r.id for r in rows])
-    return [{"table": r.id, "preset": r.preset, "free_seats": free[r.id]} for r in rows if free.get(r.id)]
+        ids = [r.id for r in rows]
+        free = _free_seats(s, ids)
+        seated: dict[str, list[str]] = {}
+        for table_id, pid in s.execute(
+            select(TableSeatRow.table_id, TableSeatRow.player_id)
+            .where(TableSeatRow.table_id.in_(ids), TableSeatRow.kind == HUMAN, TableSeatRow.player_id.is_not(None))
+            .order_by(TableSeatRow.table_id, TableSeatRow.seat)
+        ):
+            seated.setdefault(table_id, []).append(pid)
+    return [{"table": r.id, "preset": r.preset, "free_seats": free[r.id], "seated": seated.get(r.id, [])}
+            for r in rows if free.get(r.id)]
 
 
 def _free_seats(s: Session, tables: list[str]) -> dict[str, int]:

@@ -77,7 +77,8 @@ def test_gente_lists_the_people_played_with_and_whether_they_are_around(site: di
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["next"] is None and body["around_s"] == 300
-    assert {"table": "t_lobby", "preset": "cubano", "free_seats": 3} in body["tables"]  # where Ana may invite
+    # Where Ana may invite, and who sits there already.
+    assert {"table": "t_lobby", "preset": "cubano", "free_seats": 3, "seated": [ids["Ana"]]} in body["tables"]
     assert all(t["table"] != "t_full" for t in body["tables"])
     (beto,) = body["people"]
     assert beto["player"] == ids["Beto"] and beto["nickname"] == "Beto" and beto["matches"] == 1

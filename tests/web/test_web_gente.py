@@ -70,6 +70,7 @@ def test_friends_find_each_other_in_gente_and_an_invitation_seats_the_invitee(br
         assert row.locator('[data-testid="gente-name"]').get_attribute("href").startswith("/player/p_")
         # The table he may invite to: the lobby where he sits (Ana is there already).
         assert beto.page.locator('[data-testid="gente-table"]').input_value() == first
+        assert row.locator('[data-testid="gente-seated"]').is_visible()  # no Invitar: she sits there
 
         # Ana opens a new table and goes from its lobby to Gente, that table chosen.
         second = open_friends_table(ana, srv.base)

@@ -71,6 +71,10 @@ async function toggleMute(p) {
 }
 
 function inviteButton(p) {
+  const table = G.tables.find((x) => x.table === G.table);
+  if (table && Array.isArray(table.seated) && table.seated.includes(p.player)) {
+    return h('span', { class: 'gente-sent', 'data-testid': 'gente-seated', text: t('gente.seated') });
+  }
   const state = G.sent.get(p.player);
   if (state === 'sent') return h('span', { class: 'gente-sent', 'data-testid': 'gente-sent', text: t('gente.sent') });
   const err = state && state !== 'sending'

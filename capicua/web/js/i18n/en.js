@@ -540,6 +540,7 @@ export default {
   'gente.table': '{game} · {n} free seats',
   'gente.table1': '{game} · one free seat',
   'gente.sent': 'Invitation sent',
+  'gente.seated': 'At your table',
   'gente.mute': 'Mute',
   'gente.unmute': 'Unmute',
   'gente.mute.title': 'Get no invitations from {name}',

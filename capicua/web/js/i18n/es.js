@@ -542,6 +542,7 @@ export default {
   'gente.table': '{game} · {n} sillas libres',
   'gente.table1': '{game} · una silla libre',
   'gente.sent': 'Invitación enviada',
+  'gente.seated': 'En tu mesa',
   'gente.mute': 'Silenciar',
   'gente.unmute': 'Oír de nuevo',
   'gente.mute.title': 'No recibir invitaciones de {name}',
