@@ -169,7 +169,7 @@ def open_lobbies(store: Store, player: str) -> list[dict[str, Any]]:
         ).all()
         ids = [r.id for r in rows]
         free = _free_seats(s, ids)
-        seated: dict[str, list[str]] = {}
+        seated: dict[str, list[str | None]] = {}
         for table_id, pid in s.execute(
             select(TableSeatRow.table_id, TableSeatRow.player_id)
             .where(TableSeatRow.table_id.in_(ids), TableSeatRow.kind == HUMAN, TableSeatRow.player_id.is_not(None))
