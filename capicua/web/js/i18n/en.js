@@ -515,7 +515,7 @@ export default {
   'parque.err.bad_rules': 'There is no such game.',
   'parque.err.other': 'Could not join the queue. Try again in a while.',
   'parque.panel.h': 'The parque',
-  'parque.panel.line': '{waiting} tables waiting for people · {playing} being played · {queued} in the queue',
+  'parque.panel.line': 'Tables waiting for people: {waiting} · being played: {playing} · in the queue: {queued}',
   'parque.panel.go': 'Go to the parque',
   'lobby.public': 'Public table: shown in the parque for anyone to sit',
   'lobby.public.err': 'Could not change it. Try again.',

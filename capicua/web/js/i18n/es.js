@@ -517,7 +517,7 @@ export default {
   'parque.err.bad_rules': 'Ese juego no existe.',
   'parque.err.other': 'No se pudo entrar en la cola. Prueba otra vez dentro de un rato.',
   'parque.panel.h': 'El parque',
-  'parque.panel.line': '{waiting} mesas esperan gente · {playing} en juego · {queued} en la cola',
+  'parque.panel.line': 'Mesas esperando gente: {waiting} · en juego: {playing} · en la cola: {queued}',
   'parque.panel.go': 'Ir al parque',
   'lobby.public': 'Mesa pública: sale en el parque para que se siente cualquiera',
   'lobby.public.err': 'No se pudo cambiar. Prueba otra vez.',
