@@ -5,10 +5,7 @@ free ports and shared by the module (tests/server/clusterrig.py).
 - Four players of one table and a spectator, their sockets spread by the balancer over
   the three processes, play a hand: every socket hears the same committed events, none
   missing, and no frame any process delivered carries a tile of another seat's hand.
-- The owner process stopped (SIGSTOP) past its lease, then let go on (SIGCONT):
-  another process has taken the table over and play goes on there; the stopped one
-  writes nothing more (its append is refused, or its renewal finds the lease lost
-  first) and no socket hears from it an event the log does not hold.
+- (The owner stopped past its lease: test_cluster_pause.py, a cluster of its own.)
 - Redis restarted mid-hand (killed by its PID, an empty one started on the same
   port): the table goes on, nothing lost or doubled.
 - PostgreSQL restarted mid-hand: the table pauses (``paused`` frames, no event
@@ -72,9 +69,11 @@ def test_four_players_on_three_processes_hear_the_same_events_and_no_other_hand(
     owner, _ = cluster.owner(tid)
     players: list[WSClient] = []
     nodes: list[str] = []
+    opened: list[WSClient] = []
     try:
         for seat, token in enumerate(tokens):
             c, node = cluster.socket()
+            opened.append(c)
             players.append(c)
             nodes.append(node)
             assert c.hello(tid, token)["type"] == "welcome"
@@ -82,7 +81,7 @@ def test_four_players_on_three_processes_hear_the_same_events_and_no_other_hand(
                 c.send({"type": "sit", "seat": seat})
                 c.until(lambda f, seat=seat: f["type"] == "welcome" and f["seat"] == seat)  # type: ignore[misc]
         watcher, watcher_node = cluster.socket()
-        players_and_watcher = [*players, watcher]
+        opened.append(watcher)
         watcher.send({"type": "hello", "table": tid, "watch": True})
         assert watcher.until(lambda f: f["type"] in ("welcome", "error"))["type"] == "welcome"
         # The balancer spread them: every process is the gateway of some socket of this
@@ -91,15 +90,14 @@ def test_four_players_on_three_processes_hear_the_same_events_and_no_other_hand(
         assert any(n != owner for n in nodes)
 
         players[0].send({"type": "start"})
-        for c in players_and_watcher:
+        for c in opened:
             c.until(lambda f: f["type"] == "events" and any(e["event"]["kind"] == "hand_start" for e in f["events"]))
         made = play_moves(players, 500)
         assert made >= 4 and players[0].view is not None and players[0].view["phase"] in ("hand_over", "match_over")
-        catch_up(players_and_watcher, max(c.seq for c in players))
+        catch_up(opened, max(c.seq for c in players))
     finally:
-        for c in players:
+        for c in opened:
             c.close()
-        watcher.close()
 
     log = cluster.committed(tid)
     heard = [log.check_heard(c.frames, f"seat {seat} on {nodes[seat]}") for seat, c in enumerate(players)]
