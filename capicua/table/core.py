@@ -272,6 +272,8 @@ class TableCore:
                 self.armed_timers.clear()
                 self.asked_bot = None
                 if isinstance(cmd, TakeOver) or self.handed_over:
+                    if self.handed_over:  # a turn that ran out while its page came back: a moment more
+                        self.resume_floor = max(self.resume_floor, now + timers.RESUME_MIN_MS)
                     presence.taken_over(self, now)
                 elif self.log_seq > 1:
                     self.commit(out, log.Reopen(at=now))

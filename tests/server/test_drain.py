@@ -18,10 +18,11 @@ from websockets.exceptions import ConnectionClosed
 
 from capicua.server.runtime.drain import RECONNECT_CODE
 from capicua.store import Store
-from capicua.table.commands import Reopen
+from capicua.table.commands import Reopen, StartTimer
 from capicua.table.core import CoreConfig
 from capicua.table.log import Handover
 from capicua.table.protocol import ConnId, Join, Leave
+from capicua.table.timers import RESUME_MIN_MS
 from capicua.table.wire import to_json, to_table_from_json
 
 pytestmark = pytest.mark.xdist_group("server")
@@ -136,3 +137,19 @@ def test_a_handed_over_table_loads_without_reopen_and_keeps_its_seats() -> None:
     core, _ = replayed(sim.log, CoreConfig(auto_next_ms=0))
     assert not core.handed_over
     assert [e.op for e in core.handle(Reopen(), sim.now).entries] == ["reopen"]
+
+
+def test_a_turn_that_ran_out_during_the_handover_leaves_a_moment_to_come_back() -> None:
+    """Not a stand-in's timed-out move for the drain: as after a restart, a turn whose
+    time ran out while the table moved gets RESUME_MIN_MS after the load."""
+    sim = Sim(seats=[human(s, f"P{s}", f"p{s}") for s in range(4)], turn_timer=15, seed="drain-turn")
+    for s in range(4):
+        sim.join(10 + s, f"p{s}", f"P{s}")
+    seat = sim.core.match.turn
+    sim.log.append(Handover(at=sim.now).to_json())
+    core, _ = replayed(sim.log, CoreConfig(auto_next_ms=0))
+    loaded = sim.now + 20_000  # past the turn's 15 s
+    out = core.handle(Reopen(), loaded)
+    assert out.entries == []
+    assert {e.key: e.at for e in out.effects if isinstance(e, StartTimer)}[f"turn:{core.seq}:{seat}"] == (
+        loaded + RESUME_MIN_MS)
