@@ -8,10 +8,12 @@ new owner once the dead owner's lease runs out."""
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -20,7 +22,11 @@ from conftest import WSClient, drive
 from serveprocess import ServeProcess
 
 from capicua.server.adapters.leases import LEASE_MS
+from capicua.server.adapters.memory import LocalBus
+from capicua.server.gateway.sockets import SocketLimits, Sockets, _Session
+from capicua.server.ports import Holder
 from capicua.store import Store
+from capicua.table.protocol import Join, Route, ToTable
 
 pytestmark = pytest.mark.xdist_group("cluster")
 
@@ -138,3 +144,58 @@ def test_a_silent_socket_follows_its_table_to_the_new_owner_within_the_lease(two
     ops = [e["op"] for e in entries]
     assert "reopen" not in ops and "controller" not in ops
     assert not any(e["op"] == "presence" and not e["online"] for e in entries)
+
+
+class _Leases:
+    """The leases as a gateway reads them: ``found`` answers every look."""
+
+    def __init__(self, found: dict[str, Holder]) -> None:
+        self.owner, self.ttl_ms, self.found = "me", 1_000, found
+        self.asked: list[list[str]] = []
+
+    async def holders(self, table_ids: Sequence[str]) -> dict[str, Holder]:
+        self.asked.append(list(table_ids))
+        return {t: self.found[t] for t in table_ids if t in self.found}
+
+
+class _Router:
+    """Where each table lives now (``owners``), and every message sent."""
+
+    def __init__(self, owners: dict[str, str]) -> None:
+        self.owners = owners
+        self.asked: list[str] = []
+        self.sent: list[tuple[Route, ToTable]] = []
+
+    async def route(self, table_id: str) -> Route:
+        self.asked.append(table_id)
+        return Route(table_id, self.owners[table_id])
+
+    def send(self, route: Route, message: ToTable) -> None:
+        self.sent.append((route, message))
+
+
+def test_the_gateway_moves_the_sockets_whose_owner_lost_its_lease_and_leaves_the_others() -> None:
+    """One look of the gateway's lease loop: a lease that ran out (taken here on routing)
+    and one another process now holds move their sockets, which say hello there with
+    the last seq they heard; a live lease of the owner followed changes nothing, and a
+    table this process runs is not looked at."""
+    async def main() -> None:
+        leases = _Leases({"t_dead": Holder("a", -3), "t_moved": Holder("c", 900), "t_live": Holder("b", 900)})
+        router = _Router({"t_dead": "me", "t_moved": "c", "t_live": "b"})
+        sockets = Sockets(router, LocalBus(), None, SocketLimits())  # type: ignore[arg-type]
+        for table_id, owner in (("t_dead", "a"), ("t_moved", "b"), ("t_live", "b"), ("t_mine", "me")):
+            session = _Session(sockets, None, "addr")  # type: ignore[arg-type]
+            session.route = Route(table_id, owner)
+            session.joined = Join(session.conn, "p_ana", "Ana", 0, False)
+            session.listener = SimpleNamespace(seq=7, gone=False)  # type: ignore[assignment]
+            sockets.at_table[table_id] = {session}
+        watch = asyncio.get_running_loop().create_task(sockets.follow_leases(leases))
+        await asyncio.sleep(0.05)  # one look (the next one is a tenth of the lease later)
+        watch.cancel()
+        assert leases.asked == [["t_dead", "t_live", "t_moved"]]
+        assert sorted(router.asked) == ["t_dead", "t_moved"]
+        assert sorted((r.table, r.owner, m.last_seq) for r, m in router.sent if isinstance(m, Join)) == [
+            ("t_dead", "me", 7), ("t_moved", "c", 7)]
+        assert len(router.sent) == 2
+
+    asyncio.run(main())

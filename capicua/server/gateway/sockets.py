@@ -135,27 +135,35 @@ class Sockets:
         failing = False
         while True:
             wait = every
-            followed = self._following(leases.owner)
-            if followed:
-                try:
-                    holders = await leases.holders(sorted(followed))
-                except LogUnavailable as exc:  # the owners cannot write either: looked at again next time
-                    if not failing:
-                        log.warning("the leases of the tables followed here cannot be read: %s", exc)
-                    failing = True
-                    holders = {}
-                else:
-                    failing = False
-                for table_id, holder in holders.items():
-                    for session in followed[table_id]:
-                        owner = session.following()  # read again: it may have moved or closed meanwhile
-                        if owner is None:
-                            continue
-                        if not holder.live or owner != holder.owner:
-                            session.route_again()
-                        else:
-                            wait = min(wait, holder.left_ms / 1000 + LEASE_MARGIN_S)
+            try:
+                wait = await self._look(leases, every)
+                failing = False
+            except LogUnavailable as exc:  # the owners cannot write either: looked at again next time
+                if not failing:
+                    log.warning("the leases of the tables followed here cannot be read: %s", exc)
+                failing = True
+            except Exception:  # a fault here must not end the watch for the process's life
+                log.exception("following the leases of the tables followed here failed")
             await asyncio.sleep(wait)
+
+    async def _look(self, leases: Leases, every: float) -> float:
+        """Read the followed leases once, move the sockets whose owner lost its lease;
+        returns how long to wait before the next look."""
+        wait = every
+        followed = self._following(leases.owner)
+        if not followed:
+            return wait
+        holders = await leases.holders(sorted(followed))
+        for table_id, holder in holders.items():
+            for session in followed[table_id]:
+                owner = session.following()  # read again: it may have moved or closed meanwhile
+                if owner is None:
+                    continue
+                if not holder.live or owner != holder.owner:
+                    session.route_again()
+                else:
+                    wait = min(wait, holder.left_ms / 1000 + LEASE_MARGIN_S)
+        return wait
 
     def _following(self, me: str) -> dict[str, list[_Session]]:
         """The sockets here that follow another process's table, by table (those asking
