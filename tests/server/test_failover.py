@@ -33,9 +33,9 @@ pytestmark = pytest.mark.xdist_group("cluster")
 GUARD_S = 30.0  # a guard against hangs, not a timed assertion
 A_BOT_DELAY_S = 1.5  # A's neighbours think this long: A dies while one of them thinks
 # The target is lease + 1 s (6 s), measured by `capicua bench-cluster` (docs/deploy.md).
-# Here, 3 s more: on a loaded 2-core CI machine B's load of the log, its bot pool's
-# first decision and the other tests' processes share the cores. A socket that stays
-# silent was never re-attached before B watched the leases (it waited for GUARD_S).
+# Here, 3 s more: on a loaded 2-core CI machine B's load of the log and the bots'
+# decisions share the cores with the other tests' processes. A socket that stays
+# silent was never re-attached before B watched the leases: it heard nothing at all.
 SILENT_FAILOVER_BOUND_S = LEASE_MS / 1000 + 1 + 3
 
 
