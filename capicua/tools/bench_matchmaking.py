@@ -2,8 +2,8 @@
 
 Starts a real server process (``bench_server.Server``: SQLite by default, or
 ``--database-url``), then ``--guests`` new guests press "Jugar con gente" at
-``--rate`` per second, each choosing ``--wait`` before neighbours fill their
-table, and poll their turn every ``--poll`` seconds as the page does, until the
+``--rate`` per second (new players, or with ratings spread over ``--spread``),
+each choosing ``--wait`` before neighbours fill their table, and poll their turn every ``--poll`` seconds as the page does, until the
 matcher seats them (or ``--timeout`` passes). Measured: the time from a guest's
 join to the poll that finds them seated (what a player waits, the poll's own
 interval included), p50/p99/max; the tables opened and how many people each
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import sys
 import tempfile
 import time
@@ -38,10 +39,14 @@ class Run:
     unseated: int = 0
 
 
-async def guest(client: Any, base: str, n: int, wait: int | None, poll_s: float, timeout_s: float, run: Run) -> None:
-    """One guest: join, then poll until seated."""
+async def guest(client: Any, base: str, n: int, token: str | None, wait: int | None, poll_s: float, timeout_s: float,
+                run: Run) -> None:
+    """One guest (``token``: made beforehand with a rating; None: a new guest): join, then poll until seated."""
     t0 = time.perf_counter()
-    r = await client.post(f"{base}/api/parque/queue", json={"nickname": f"g{n}", "preset": "cubano", "wait": wait})
+    body: dict[str, Any] = {"nickname": f"g{n}", "preset": "cubano", "wait": wait}
+    if token is not None:
+        body["token"] = token
+    r = await client.post(f"{base}/api/parque/queue", json=body)
     run.joins_ms.append((time.perf_counter() - t0) * 1000)
     if r.status_code != 200:
         run.refused[r.json().get("error", {}).get("code", str(r.status_code))] += 1
@@ -71,13 +76,14 @@ async def step(args: argparse.Namespace, rate: float) -> dict[str, Any]:
             limits = httpx.Limits(max_connections=args.connections, max_keepalive_connections=args.connections)
             async with httpx.AsyncClient(timeout=30.0, limits=limits) as client:
                 await server.wait(client)
+                tokens = await rated_guests(client, server.base, args, Path(tmp)) if args.spread else {}
                 cpu0, run = server.cpu_s(), Run()
                 started = time.perf_counter()
                 wait = None if args.wait == "never" else int(args.wait)
                 tasks = []
                 for n in range(args.guests):
                     tasks.append(asyncio.create_task(
-                        guest(client, server.base, n, wait, args.poll, args.timeout, run)))
+                        guest(client, server.base, n, tokens.get(n), wait, args.poll, args.timeout, run)))
                     await asyncio.sleep(max(0.0, started + (n + 1) / rate - time.perf_counter()))
                 await asyncio.gather(*tasks)
                 elapsed = time.perf_counter() - started
@@ -86,7 +92,7 @@ async def step(args: argparse.Namespace, rate: float) -> dict[str, Any]:
             server.stop()
     sizes = Counter(run.tables.values())
     return {
-        "guests": args.guests, "rate": rate, "wait": args.wait, "poll_s": args.poll,
+        "guests": args.guests, "rate": rate, "wait": args.wait, "poll_s": args.poll, "spread": args.spread,
         "seated": len(run.seated_s), "unseated": run.unseated, "refused": dict(run.refused),
         "tables": len(run.tables), "people_per_table": {str(k): v for k, v in sorted(sizes.items())},
         "seated_p50_s": round(percentile(run.seated_s, 50), 2), "seated_p99_s": round(percentile(run.seated_s, 99), 2),
@@ -94,6 +100,30 @@ async def step(args: argparse.Namespace, rate: float) -> dict[str, Any]:
         "join_p50_ms": round(percentile(run.joins_ms, 50), 1), "join_p99_ms": round(percentile(run.joins_ms, 99), 1),
         "server_cpu_pct": round(100 * cpu / elapsed, 1),
     }
+
+
+async def rated_guests(client: Any, base: str, args: argparse.Namespace, tmp: Path) -> dict[int, str]:
+    """``--guests`` guests made beforehand, each with a rating (μ on the friends' board) drawn
+    uniformly within ``--spread`` of a new player's 25, written to the server's database."""
+    from datetime import UTC, datetime
+
+    from capicua.store import Store
+    from capicua.store.models import RatingRow
+
+    made = {}
+    for n in range(args.guests):
+        r = await client.post(f"{base}/api/players", json={"nickname": f"g{n}"})
+        made[n] = (r.json()["player"], r.json()["token"])
+    rng = random.Random(7)
+    store = Store(args.database_url or f"sqlite:///{tmp / 'capicua.sqlite3'}")
+    now = datetime.now(UTC).replace(tzinfo=None)
+    with store.sessions.begin() as s:
+        for player, _ in made.values():
+            mu = 25.0 + rng.uniform(-args.spread, args.spread)
+            s.add(RatingRow(player_id=player, board="friends", mu=mu, sigma=3.0, score=mu - 9.0, matches=10, won=5,
+                            updated_at=now))
+    store.close()
+    return {n: token for n, (_, token) in made.items()}
 
 
 def render(row: dict[str, Any]) -> str:
@@ -118,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--poll", type=float, default=2.0, help="seconds between a guest's polls, as the page (default 2)")
     p.add_argument("--timeout", type=float, default=180.0, help="a guest not seated after this gives up (default 180)")
     p.add_argument("--connections", type=int, default=200, help="the load generator's HTTP connections (default 200)")
+    p.add_argument("--spread", type=float, default=0.0,
+                   help="ratings drawn within ±SPREAD of a new player's 25 (default 0: every guest is new)")
     p.add_argument("--database-url", default=None, help="the server's database (default: a fresh SQLite)")
     p.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
     args = p.parse_args(argv)
