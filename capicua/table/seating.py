@@ -68,12 +68,14 @@ class Seat:
         )
 
     def public(self) -> dict[str, Any]:
-        """What every client sees of the seat (never a player id or a token)."""
+        """What every client sees of the seat: never a token; a guest's player id, the address of
+        their public profile (/player/{id}), which the page links their name to."""
         out: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "name": self.name}
         if self.kind == BOT:
             out["level"] = self.level
             out.update(_character_public(self.character))
         elif self.kind == HUMAN:
+            out["player"] = self.player
             out["connected"] = self.online
             out["player_level"] = self.player_level
             out["stand_in"] = None

@@ -59,6 +59,11 @@ def test_friends_find_each_other_in_gente_and_an_invitation_seats_the_invitee(br
         for p in (ana, beto):
             p.wait_names(["Ana", "Beto", "", ""])
         ana_id = ana.page.evaluate("JSON.parse(localStorage.getItem('capicua.player') || '{}').player || null")
+        # A guest's name in the lobby links to their profile (in a new tab: the lobby stays).
+        name = ana.seat(1).locator('[data-testid="lobby-seat-name"] a')
+        assert name.inner_text() == "Beto" and name.get_attribute("target") == "_blank"
+        beto_profile = name.get_attribute("href")
+        assert re.fullmatch(r"/player/p_[0-9a-f]{16}", beto_profile or ""), beto_profile
 
         # Each finds the other in Gente, around now, with a link to their profile.
         open_gente(beto, f"{srv.base}/gente")
@@ -82,6 +87,7 @@ def test_friends_find_each_other_in_gente_and_an_invitation_seats_the_invitee(br
         assert ana.page.locator('[data-testid="gente-table"]').input_value() == second
         beto_row = ana.page.locator('[data-testid="gente-row"]')
         assert beto_row.count() == 1 and beto_row.locator('[data-testid="gente-name"]').inner_text() == "Beto"
+        assert beto_row.locator('[data-testid="gente-name"]').get_attribute("href") == beto_profile
         # The search finds a player by the start of their name, case and accents aside.
         ana.page.fill('[data-testid="gente-search"]', "BÉT")
         ana.page.click('[data-testid="gente-search-button"]')

@@ -13,6 +13,7 @@
 import { t, has, lang } from './i18n/index.js';
 import { avatarSvg } from './neighbours.js';
 import { $, h as el } from './dom.js';
+import { nameLink, NEW_TAB } from './namelink.js';
 import { tokenHeaders } from './me.js';
 
 // The settings a host may choose (docs/protocol.md, "configure").
@@ -143,7 +144,8 @@ function seatCard(ctx, s, slot) {
     : avatarSvg(s.character || null, s.name, { human: s.kind === 'human', look: typeof s.avatar === 'object' ? s.avatar : null });
   card.append(el('div', { class: 'lseat-id' }, face,
     el('div', { class: 'lseat-meta' },
-      el('span', { class: 'lseat-name', 'data-testid': 'lobby-seat-name', text: seatLabel(ctx, s) }),
+      el('span', { class: 'lseat-name', 'data-testid': 'lobby-seat-name' },
+        nameLink(seatLabel(ctx, s), s.kind === 'human' ? s.player : null, NEW_TAB)),
       el('span', { class: 'lseat-chips' }, ...seatChips(ctx, s)))));
   const actions = seatActions(ctx, s);
   if (actions.length) card.append(el('div', { class: 'lseat-actions' }, ...actions));

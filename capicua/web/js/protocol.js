@@ -131,6 +131,7 @@
  * @property {number} seat
  * @property {'human' | 'bot' | 'empty'} kind
  * @property {string} name
+ * @property {string | null} [player] a guest's player id: their profile is /player/{player}
  * @property {boolean} [connected]
  * @property {{name: string, character: string | null} | null} [stand_in]
  * @property {Level | null} [player_level]

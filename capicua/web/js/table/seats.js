@@ -7,6 +7,7 @@ import * as travel from '../travel.js';
 import { avatarSvg } from '../neighbours.js';
 import * as countdown from '../countdown.js';
 import { $, h, fill } from '../dom.js';
+import { nameLink, NEW_TAB } from '../namelink.js';
 import { V, nPlayers, isPlayer, mySeat, teams, myTeam, partnership, clockwise, relOf, slotOf, seatInfo, seatCharacter, seatIsHuman, seatName, seatLevel, pipsText, clockedSeat } from './state.js';
 import { seatBanner, revealDue } from './effects.js';
 
@@ -104,7 +105,7 @@ export function renderSeats() {
     card.el.classList.toggle('seat--away', seatIsHuman(s) && info.connected === false);
     card.el.dataset.standIn = info.stand_in ? 'true' : 'false';
     fill(card.id, avatar, h('div', { class: 'seat-meta' },
-      h('span', { class: 'seat-name', 'data-testid': 'seat-name', text: seatName(s) }),
+      h('span', { class: 'seat-name', 'data-testid': 'seat-name' }, nameLink(seatName(s), seatIsHuman(s) ? info.player : null, NEW_TAB)),
       standInLine(info),
       lvl ? h('span', { class: 'seat-sub', 'data-testid': seatIsHuman(s) ? 'seat-level' : null, text: lvl }) : null,
       pip ? h('span', { class: 'seat-pips', text: pip }) : null,
