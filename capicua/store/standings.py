@@ -543,14 +543,14 @@ def _recent(s: Session, player_id: str, viewer: str | None = None) -> list[dict[
     # The other seats of just those matches, as plain columns (loading whole rows as
     # objects cost ten times the query for a busy guest).
     matches = or_(*(and_(ResultRow.table_id == r.table_id, ResultRow.match_number == r.match_number) for r in mine))
-    seats: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
+    seats: dict[tuple[str, int], list[tuple[int, int, int, str | None]]] = {}
     played: set[tuple[str, int]] = set()  # the private matches the viewer played too
     for table_id, number, seat, team, points, pid in s.execute(
         select(ResultRow.table_id, ResultRow.match_number, ResultRow.seat, ResultRow.team, ResultRow.points,
                ResultRow.player_id)
         .where(matches).order_by(ResultRow.seat)
     ):
-        seats.setdefault((table_id, number), []).append((seat, team, points))
+        seats.setdefault((table_id, number), []).append((seat, team, points, pid))
         if viewer is not None and pid == viewer:
             played.add((table_id, number))
     private = [r for r in mine if r.private and (r.table_id, r.match_number) not in played]
@@ -570,16 +570,19 @@ def _recent(s: Session, player_id: str, viewer: str | None = None) -> list[dict[
     out = []
     for r in mine:
         at_table = seats.get((r.table_id, r.match_number), [])
-        scores = [0] * (max(team for _, team, _ in at_table) + 1)
-        for _, team, points in at_table:
+        scores = [0] * (max(team for _, team, _, _ in at_table) + 1)
+        for _, team, points, _ in at_table:
             scores[team] = points
         shown = not r.private or (r.table_id, r.match_number) in played
         out.append({
             "table": r.table_id if shown else None, "match": r.match_number, "preset": r.preset,
             "finished_at": iso_utc(r.finished_at), "seat": r.seat, "team": r.team, "private": bool(r.private),
-            "partners": [names.get((r.table_id, x), "") for x, team, _ in at_table if team == r.team and x != r.seat]
+            "partners": [names.get((r.table_id, x), "") for x, team, _, _ in at_table if team == r.team and x != r.seat]
             if shown else [],
-            "rivals": [names.get((r.table_id, x), "") for x, team, _ in at_table if team != r.team] if shown else [],
+            "rivals": [names.get((r.table_id, x), "") for x, team, _, _ in at_table if team != r.team] if shown else [],
+            # Each name's player id (their profile), None for a neighbour: in the order of the names.
+            "partner_players": [p for x, team, _, p in at_table if team == r.team and x != r.seat] if shown else [],
+            "rival_players": [p for x, team, _, p in at_table if team != r.team] if shown else [],
             "scores": scores, "won": r.won and not r.left_for_good,
             "replay": f"/replay/{r.table_id}/{r.match_number}" if shown else None,
         })

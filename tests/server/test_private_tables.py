@@ -65,7 +65,9 @@ def test_a_strangers_read_of_a_profile_shows_no_private_table(site: dict[str, An
         hidden = by_kind[True]
         assert hidden["table"] is None and hidden["replay"] is None
         assert hidden["partners"] == [] and hidden["rivals"] == []
-        assert PRIVATE not in text and "Beto" not in text  # not its id, not who played it
+        assert hidden["partner_players"] == [] and hidden["rival_players"] == []
+        # Not its id, not who played it (by name or by profile).
+        assert PRIVATE not in text and "Beto" not in text and site["ids"]["Beto"] not in text
         assert hidden["won"] in (True, False) and len(hidden["scores"]) == 2  # the owner's result stays
         assert by_kind[False]["table"] == PUBLIC and by_kind[False]["replay"] == f"/replay/{PUBLIC}/1"
 
@@ -76,6 +78,7 @@ def test_the_players_of_a_private_match_see_it_on_the_profile(site: dict[str, An
         shown = by_kind[True]
         assert shown["table"] == PRIVATE and shown["replay"] == f"/replay/{PRIVATE}/1"
         assert shown["partners"] == ["Beto"] and shown["private"] is True
+        assert shown["partner_players"] == [site["ids"]["Beto"]]  # his name links to his profile
 
 
 def test_a_private_replay_is_for_its_players_or_its_own_link(site: dict[str, Any]) -> None:

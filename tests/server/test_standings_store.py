@@ -217,6 +217,7 @@ def test_the_profile(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     assert [r["match"] for r in recent] == [3, 2, 1] and [r["won"] for r in recent] == [True, False, True]
     first = recent[-1]
     assert first["partners"] == ["B2"] and first["rivals"] == ["B1", "B3"] and first["seat"] == 0 and first["team"] == 0
+    assert first["partner_players"] == [None] and first["rival_players"] == [None, None]  # neighbours: no profile
     assert first["scores"] == WIN["scores"] and first["replay"] == "/replay/t_p/1" and first["preset"] == "cubano"
     assert standings.profile(store, "p_nobody") is None
 
@@ -259,8 +260,12 @@ def test_migration_0003_back_fills_the_finished_matches_of_a_database_at_0002(da
 
     old = Store(database_url)
     old.migrate("0002")
-    ana = old.create_player("Ana")[0]
-    beto = old.create_player("Beto")[0]
+    # The players as 0002 knew them (today's create_player writes columns and tables of later revisions).
+    players = table("players", column("id"), column("nickname"), column("token_hash"), column("created_at", DateTime))
+    ana, beto = "p_00000000000000a0", "p_00000000000000b0"
+    with old.engine.begin() as conn:
+        conn.execute(insert(players), [{"id": pid, "nickname": name, "token_hash": pid * 3, "created_at": datetime(2026, 11, 1)}
+                                       for pid, name in ((ana, "Ana"), (beto, "Beto"))])
     entries = [Open("t_old", "cubano", {}, "sec", tuple(seats({0: ana, 2: beto})), True, ana).to_json(),
                {"op": "start", "at": 1},
                {"op": "controller", "seat": 2, "to": "stand_in", "at": 2},  # Beto left during match 1
