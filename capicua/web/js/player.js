@@ -10,6 +10,7 @@ import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n/in
 import { readPlayerId } from './guest.js';
 import { tokenHeaders } from './me.js';
 import { $, h, s } from './dom.js';
+import { nameLink } from './namelink.js';
 import './invitations.js';
 
 const [, rawId = ''] = location.pathname.match(/^\/player\/([^/?#]+)/) || [];
@@ -151,7 +152,13 @@ function achievementsCard(list, toEarn) {
 function matchItem(m) {
   const mine = m.scores[m.team] ?? 0;
   const theirs = m.scores.filter((_, i) => i !== m.team);
-  const names = (list) => list.filter(Boolean).join(', ') || '—';
+  // The names as links to their players' profiles (a neighbour's as plain text), in the phrase's place of {names}.
+  const names = (key, list, ids) => {
+    const [before, after = ''] = t(key, { names: '\u0000' }).split('\u0000');
+    const shown = list.map((name, i) => [name, Array.isArray(ids) ? ids[i] : null]).filter(([name]) => name);
+    const links = shown.flatMap(([name, id], i) => [i ? ', ' : null, nameLink(name, id)]).filter(Boolean);
+    return h('span', {}, before, ...(links.length ? links : ['—']), after);
+  };
   return h('li', { class: `pf-match ${m.won ? 'pf-match--won' : 'pf-match--lost'}`, 'data-testid': 'pf-match', 'data-table': m.table, 'data-match': m.match },
     h('div', { class: 'pf-match-head' },
       h('span', { class: 'pf-match-result', text: tm(m.won ? 'pf.match.won' : 'pf.match.lost') }),
@@ -159,8 +166,8 @@ function matchItem(m) {
       h('span', { class: 'muted small', text: `${day(m.finished_at)} · ${presetLabel(m.preset)}` })),
     // A private table's match read by someone who did not play it: no table, names nor replay.
     m.replay ? h('p', { class: 'small pf-match-who' },
-      m.partners.length ? h('span', { text: t('pf.match.partners', { names: names(m.partners) }) }) : null,
-      h('span', { text: t('pf.match.rivals', { names: names(m.rivals) }) }))
+      m.partners.length ? names('pf.match.partners', m.partners, m.partner_players) : null,
+      names('pf.match.rivals', m.rivals, m.rival_players))
       : h('p', { class: 'small muted pf-match-private', 'data-testid': 'pf-match-private', text: t('pf.match.private') }),
     m.replay ? h('a', { class: 'btn pf-replay', href: m.replay, 'data-testid': 'pf-replay', text: t('replay.link') }) : null);
 }
