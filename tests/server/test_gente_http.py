@@ -185,6 +185,19 @@ def test_an_expired_invitation_is_not_shown_and_cannot_be_accepted(site: dict[st
     error_of(c.post(f"/api/invitations/{sent['id']}/accept", headers=h["Beto"]), 410, "expired", "invitation")
 
 
+def test_ahora_no_dismisses_an_invitation_and_it_is_not_sent_again_at_once(site: dict[str, Any]) -> None:
+    c, ids, h, store = site["client"], site["ids"], site["h"], site["store"]
+    lobby(store, "t_dismissed", {0: ids["Ana"]})
+    body = {"player": ids["Beto"], "table": "t_dismissed"}
+    sent = c.post("/api/invitations", json=body, headers=h["Ana"]).json()
+    r = c.post(f"/api/invitations/{sent['id']}/dismiss", headers=h["Beto"])
+    assert r.status_code == 200 and r.json() == {"table": "t_dismissed"}
+    assert all(i["id"] != sent["id"] for i in c.get("/api/invitations", headers=h["Beto"]).json()["invitations"])
+    error_of(c.post(f"/api/invitations/{sent['id']}/accept", headers=h["Beto"]), 404, "unknown_invitation",
+             "invitation")
+    error_of(c.post("/api/invitations", json=body, headers=h["Ana"]), 409, "already_invited", "player")
+
+
 def test_a_muted_sender_sees_their_invitation_sent_and_the_invitee_never_sees_it(site: dict[str, Any]) -> None:
     c, ids, h, store = site["client"], site["ids"], site["h"], site["store"]
     lobby(store, "t_muted", {0: ids["Ana"]})
