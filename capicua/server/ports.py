@@ -215,13 +215,15 @@ class BotPool(Protocol):
 
 
 class GuestBook(Protocol):
-    """The guests the store knows: a player id, a nickname and the hash of a token."""
+    """The guests the store knows: a player id, a nickname and the hashes of its devices' tokens."""
 
-    async def by_token(self, token: str) -> tuple[str, str] | None:
-        """``(player, nickname)`` of the guest holding ``token``, or ``None``. Raises :class:`LogUnavailable`."""
+    async def by_token(self, token: str) -> tuple[str, str, str] | None:
+        """``(player, nickname, device)`` of the guest holding ``token``, or ``None``; the
+        device is seen now. Raises :class:`LogUnavailable`."""
 
-    async def create(self, nickname: str) -> tuple[str, str]:
-        """A new guest: ``(player, token)`` (the store keeps the token's hash only). Raises :class:`LogUnavailable`."""
+    async def create(self, nickname: str, label: str) -> tuple[str, str]:
+        """A new guest and its first device (``label``: its browser): ``(player, token)``
+        (the store keeps the token's hash only). Raises :class:`LogUnavailable`."""
 
     async def rename(self, player: str, nickname: str) -> None:
         """Raises :class:`LogUnavailable`."""

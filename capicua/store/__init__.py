@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from capicua.store.models import (
     Base,
     Player,
+    PlayerDeviceRow,
     TableEventRow,
     TableRow,
     TableSeatRow,
@@ -86,19 +87,18 @@ class Store:
         self.engine.dispose()
 
     # ----------------------------------------------------------- players
-    def create_player(self, nickname: str) -> tuple[str, str]:
-        """A new guest: returns ``(player_id, token)``; only the token's hash is kept."""
+    def create_player(self, nickname: str, label: str = "") -> tuple[str, str]:
+        """A new guest and its first device (``label``: its browser, capicua.store.devices):
+        returns ``(player_id, token)``; only the token's hash is kept."""
         token = secrets.token_urlsafe(24)
         pid = "p_" + secrets.token_hex(8)
+        now = _now()
         with self.sessions.begin() as s:
-            s.add(Player(id=pid, nickname=nickname, token_hash=token_hash(token), created_at=_now(),
-                         search_key=search_key(nickname)))
+            s.add(Player(id=pid, nickname=nickname, created_at=now, search_key=search_key(nickname)))
+            s.flush()  # the device's row refers to the player's
+            s.add(PlayerDeviceRow(id="d_" + secrets.token_hex(8), player_id=pid, token_hash=token_hash(token),
+                                  label=label[:60], created_at=now, last_seen_at=now))
         return pid, token
-
-    def player_by_token(self, token: str) -> dict[str, Any] | None:
-        with self.sessions() as s:
-            p = s.scalar(select(Player).where(Player.token_hash == token_hash(token)))
-            return None if p is None else {"id": p.id, "nickname": p.nickname, "token_hash": p.token_hash}
 
     def rename_player(self, player_id: str, nickname: str) -> None:
         with self.sessions.begin() as s:
@@ -118,13 +118,9 @@ class Store:
     def _load(self, s: Session, m: TableRow) -> dict[str, Any]:
         seats = []
         for row in s.scalars(select(TableSeatRow).where(TableSeatRow.table_id == m.id).order_by(TableSeatRow.seat)):
-            th = None
-            if row.player_id is not None:
-                p = s.get(Player, row.player_id)
-                th = p.token_hash if p is not None else None
             seats.append(
                 {
-                    "seat": row.seat, "kind": row.kind, "player_id": row.player_id, "token_hash": th,
+                    "seat": row.seat, "kind": row.kind, "player_id": row.player_id,
                     "name": row.name, "level": row.level, "character": row.character,
                 }
             )

@@ -26,19 +26,55 @@ class Base(DeclarativeBase):
 
 
 class Player(Base):
-    """A guest identity: a nickname and the hash of the token the browser keeps."""
+    """A guest identity: a nickname; the tokens its browsers keep are its devices (PlayerDeviceRow)."""
 
     __tablename__ = "players"
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     nickname: Mapped[str] = mapped_column(String(40))
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True, index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     # The nickname without case or accents (capicua.store.nicknames.search_key): the search's index.
     # Deferred: only the search reads it, and loading a player never needs it. Compared by code
     # point (PostgreSQL's "C" collation; SQLite's default), so a prefix is one range of its index.
     search_key: Mapped[str | None] = mapped_column(
         String(40).with_variant(String(40, collation="C"), "postgresql"), nullable=True, index=True, deferred=True)
+
+
+class PlayerDeviceRow(Base):
+    """A browser of a player (capicua.store.devices): the hash of the token it keeps, a short
+    label from its user agent, when it was made and last seen (updated at most once a minute)."""
+
+    __tablename__ = "player_devices"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    label: Mapped[str] = mapped_column(String(60))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    last_seen_at: Mapped[datetime] = mapped_column(DateTime, index=True)
+
+
+class PlayerKeyRow(Base):
+    """A one-time code that makes another browser the same player ("Llévate tu jugador"):
+    only its hash, until ``expires_at``; ``used_at`` once a browser used it."""
+
+    __tablename__ = "player_keys"
+
+    code_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    expires_at: Mapped[datetime] = mapped_column(DateTime)
+    used_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class PlayerSettingsRow(Base):
+    """The settings a player carries to every device (capicua.store.settings)."""
+
+    __tablename__ = "player_settings"
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
 
 
 class TableRow(Base):

@@ -84,7 +84,7 @@ def seed(store: Store, rows: int, players: int, rng: random.Random, now: datetim
     weights = [1.0 / (1 + i) ** 0.8 for i in range(players)]  # a few regulars, a long tail
     with store.engine.begin() as conn:
         for i in range(0, players, CHUNK):
-            conn.execute(insert(Player), [{"id": p, "nickname": f"Jugador {j}", "token_hash": f"{j:064x}",
+            conn.execute(insert(Player), [{"id": p, "nickname": f"Jugador {j}",
                                            "created_at": now - timedelta(days=400)}
                                           for j, p in enumerate(ids[i:i + CHUNK], start=i)])
     matches = rows // 4

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+from datetime import datetime
 from typing import Any
 
 import pytest
 from sqlalchemy import inspect
 
 from capicua.engine import Match, make_rules
-from capicua.store import Store, token_hash
+from capicua.store import Store, devices
 from capicua.table.fairness import verify_deal
 
 pytestmark = pytest.mark.xdist_group("store")
@@ -36,9 +37,9 @@ def test_players_tokens_and_the_fenced_log(database_url: str) -> None:
     store = Store(database_url)
     store.migrate()
     pid, token = store.create_player("Ana")
-    found = store.player_by_token(token)
-    assert found is not None and found["id"] == pid and found["token_hash"] == token_hash(token)
-    assert store.player_by_token("wrong") is None
+    found = devices.player_by_token(store, token, datetime(2026, 1, 1))
+    assert found is not None and found["id"] == pid and found["nickname"] == "Ana"
+    assert devices.player_by_token(store, "wrong", datetime(2026, 1, 1)) is None
     seats = [{"seat": 0, "kind": "human", "name": "Ana", "player": pid},
              *({"seat": s, "kind": "bot", "name": n, "level": "medio", "character": n.lower()}
                for s, n in ((1, "Cuca"), (2, "Pancho"), (3, "Yoli")))]
@@ -53,7 +54,7 @@ def test_players_tokens_and_the_fenced_log(database_url: str) -> None:
     row = store.load_table("t_1")
     assert row is not None
     assert [e["op"] for e in row["events"]] == ["open", "start_hand", "action", "ready"]
-    assert row["seats"][0]["token_hash"] == token_hash(token) and row["options"] == {"target": 50}
+    assert row["seats"][0]["player_id"] == pid and row["options"] == {"target": 50}
     info = tablelogs.table_row(store, "t_1")
     assert info is not None and info["status"] == "finished" and info["scores"] == [50, 3]
     store.close()

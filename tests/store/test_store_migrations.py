@@ -125,10 +125,15 @@ def copy_rows(source_url: str, target: Store, tables: list[str]) -> dict[str, in
             now_named, renamed = OLD_NAMES.get(name, (name, {}))
             source_table = src.tables[now_named]
             cols = [c.name for c in have.tables[name].columns if (name, c.name) not in GIVEN_IDS]
-            query = select(*(source_table.c[renamed.get(c, c)].label(c) for c in cols))
+            # A token's hash was its player's before 0011 made it a device's: the player's device's.
+            moved = {"token_hash"} if name == "players" and "token_hash" not in source_table.c else set()
+            query = select(*(source_table.c[renamed.get(c, c)].label(c) for c in cols if c not in moved))
             if "id" in source_table.c:
                 query = query.order_by(source_table.c.id)  # rows go in the order they were written
             rows = [dict(r._mapping) for r in read.execute(query)]
+            if moved:
+                device = dict(read.execute(text("SELECT player_id, MIN(token_hash) FROM player_devices GROUP BY player_id")).all())
+                rows = [{**r, "token_hash": device[r["id"]]} for r in rows]
             if rows:
                 write.execute(have.tables[name].insert(), rows)
             counts[name] = len(rows)
@@ -267,8 +272,10 @@ def test_a_database_at_0006_keeps_every_row_through_0007_and_back(database_url: 
     assert under_new_names(before) == rows_of(store, [OLD_NAMES.get(n, (n, {}))[0] for n in TABLES_AT["0006"]])
     # The models' schema but for what later revisions add (0008: the tables' leases; then new tables,
     # indexes and columns only: 0010's players.search_key).
-    later = [(d[0], d[3].name if d[0] == "add_column" else d[1].name) for d in model_differences(store)]
-    assert {kind for kind, _ in later} <= {"add_table", "add_index", "add_column"}
+    # 0011 moves players.token_hash to the players' devices.
+    later = [(d[0], d[3].name if d[0] in ("add_column", "remove_column") else d[1].name) for d in model_differences(store)]
+    assert {kind for kind, _ in later} <= {"add_table", "add_index", "add_column", "remove_column", "remove_index"}
+    assert {d for d in later if d[0].startswith("remove")} == {("remove_column", "token_hash"), ("remove_index", "ix_players_token_hash")}
     assert ("add_table", "table_leases") in later
     assert standings.profile(store, said["ana"], said["ana"]) == said["profile"]
     assert standings.profile(store, said["beto"]) == said["beto_profile"]
@@ -290,6 +297,9 @@ def test_a_database_at_0006_keeps_every_row_through_0007_and_back(database_url: 
     after = rows_of(store, [OLD_NAMES.get(n, (n, {}))[0] for n in TABLES_AT["0006"]])
     # 0010 fills each player's search key from their nickname; every other column is as it was.
     assert all(p.pop("search_key") == search_key(p["nickname"]) for p in after["players"])
+    # 0011 moves each player's token hash to a device of theirs.
+    devices = {d["player_id"]: d["token_hash"] for d in rows_of(store, ["player_devices"])["player_devices"]}
+    assert {p["id"]: p.pop("token_hash") for p in before["players"]} == devices
     assert under_new_names(before) == after
     store.close()
 

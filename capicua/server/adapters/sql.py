@@ -23,6 +23,7 @@ import threading
 import zlib
 from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -30,7 +31,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from capicua.engine import make_rules
 from capicua.server import metrics
 from capicua.server.ports import Fenced, LogUnavailable, StaleAppend, TableInfo
-from capicua.store import Store, tablelogs
+from capicua.store import Store, devices, tablelogs
 from capicua.table.log import Projection, match_seed
 
 log = logging.getLogger("capicua.store")
@@ -222,12 +223,13 @@ class StoreGuests:
         except SQLAlchemyError as exc:
             raise LogUnavailable(str(exc).splitlines()[0]) from None
 
-    async def by_token(self, token: str) -> tuple[str, str] | None:
-        found: dict[str, Any] | None = await self._call(self.store.player_by_token, token)
-        return None if found is None else (found["id"], found["nickname"])
+    async def by_token(self, token: str) -> tuple[str, str, str] | None:
+        now = datetime.now(UTC).replace(tzinfo=None)
+        found: dict[str, Any] | None = await self._call(devices.player_by_token, self.store, token, now)
+        return None if found is None else (found["id"], found["nickname"], found["device"])
 
-    async def create(self, nickname: str) -> tuple[str, str]:
-        made: tuple[str, str] = await self._call(self.store.create_player, nickname)
+    async def create(self, nickname: str, label: str) -> tuple[str, str]:
+        made: tuple[str, str] = await self._call(self.store.create_player, nickname, label)
         return made
 
     async def rename(self, player: str, nickname: str) -> None:

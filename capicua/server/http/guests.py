@@ -1,6 +1,7 @@
 """``POST /api/players``: this browser's guest, renamed, or a new one (docs/protocol.md).
 
-Creating a guest counts against its address's budget (``guests_per_address``);
+Creating a guest counts against its address's budget (``guests_per_address``),
+and makes its first device, labelled from the browser's user agent;
 renaming one with its token does not. The checks of a nickname and a token in a
 body are here; ``POST /api/tables`` (:mod:`capicua.server.http.tables`) reads them too.
 """
@@ -16,6 +17,7 @@ from starlette.routing import BaseRoute, Route
 from capicua.server.gateway.identity import NICKNAME_MAX, clean_nickname, token_ok
 from capicua.server.http.body import MAX_BODY, read_json_body
 from capicua.server.http.deps import Deps
+from capicua.server.http.devices import device_label
 from capicua.server.http.errors import HttpError, too_fast, unavailable
 from capicua.server.ports import LogUnavailable
 
@@ -33,7 +35,7 @@ def routes(deps: Deps) -> list[BaseRoute]:
                 refused = await deps.budgets.take({"guests_per_address": address})
                 if refused is not None:
                     raise too_fast(deps.limits, refused)
-            guest, token = await deps.guests.sign_in(nickname, token)
+            guest, token = await deps.guests.sign_in(nickname, token, device_label(request.headers.get("user-agent")))
         except LogUnavailable as exc:
             raise unavailable(request, exc) from None
         return JSONResponse({"player": guest.player, "nickname": guest.nickname, "token": token})

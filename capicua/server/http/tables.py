@@ -23,6 +23,7 @@ from capicua.engine.rules import Rules
 from capicua.server.gateway.identity import Guest
 from capicua.server.http.body import MAX_BODY, read_json_body
 from capicua.server.http.deps import Deps
+from capicua.server.http.devices import device_label
 from capicua.server.http.errors import HttpError, too_fast, unavailable
 from capicua.server.http.guests import nickname_of, token_of
 from capicua.server.ports import LogUnavailable
@@ -49,7 +50,7 @@ def routes(deps: Deps) -> list[BaseRoute]:
             refused = await deps.budgets.take(keys)
             if refused is not None:
                 raise too_fast(deps.limits, refused)
-            guest, token = await deps.guests.sign_in(ask.nickname, ask.token)
+            guest, token = await deps.guests.sign_in(ask.nickname, ask.token, device_label(request.headers.get("user-agent")))
             if known is None:  # its first table counts against it too
                 await deps.budgets.count("tables_per_guest", guest.player)
             shell = await deps.tables.open(
