@@ -98,6 +98,7 @@ def test_friends_find_each_other_in_gente_and_an_invitation_seats_the_invitee(br
         beto_row.locator('[data-testid="gente-sent"]').wait_for(timeout=GUARD_MS)
         shoot(ana.page, "gente-1280.png", 1280)
 
+        shoot(beto.page, "gente-360.png", 360)
         # The notice reaches Beto's open tab (here: his Gente page) when it is visible again.
         beto.page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
         notice = beto.page.locator(f'[data-testid="invite-notice"][data-table="{second}"]')
@@ -107,8 +108,6 @@ def test_friends_find_each_other_in_gente_and_an_invitation_seats_the_invitee(br
         beto.page.set_viewport_size({"width": 1280, "height": 800})
         shoot(beto.page, "gente-invitation-1280.png", 1280)
         beto.page.set_viewport_size({"width": 360, "height": 740})
-        beto.page.evaluate("window.scrollTo(0, 0)")
-        shoot(beto.page, "gente-360.png", 360)
 
         # Aceptar: Beto lands at the new table and takes the free seat.
         notice.locator('[data-testid="invite-accept"]').click()
