@@ -119,7 +119,7 @@ def test_a_flood_of_turns_is_refused_with_429_and_changes_nothing(client: TestCl
 
 def test_the_listing_answers_304_to_its_etag(client: TestClient) -> None:
     first = client.get("/api/parque")
-    assert first.status_code == 200 and set(first.json()) == {"waiting", "playing", "queue"}
+    assert first.status_code == 200 and set(first.json()) == {"around", "waiting", "playing", "queue"}
     etag = first.headers["ETag"]
     again = client.get("/api/parque", headers={"If-None-Match": etag})
     assert again.status_code == 304 and again.content == b""
@@ -162,7 +162,12 @@ def test_four_strangers_land_at_one_table_that_the_parque_lists_to_watch(client:
     tid = states[0]["table_id"]
     summary = client.get(f"/api/tables/{tid}").json()
     assert sorted(s["name"] for s in summary["seats"]) == ["Ana", "Beto", "Cuca", "Dani"]
-    [watched] = [t for t in client.get("/api/parque").json()["playing"] if t["table_id"] == tid]
+    listing = client.get("/api/parque").json()
+    [watched] = [t for t in listing["playing"] if t["table_id"] == tid]
     assert sorted(watched["players"]) == ["Ana", "Beto", "Cuca", "Dani"]
+    # Who is around: the players seen lately, with their name and level (and id, for their profile's link).
+    around = {p["nickname"]: p for p in listing["around"]}
+    assert {"Ana", "Beto", "Cuca", "Dani"} <= set(around)
+    assert set(around["Ana"]) == {"player", "nickname", "level"} and around["Ana"]["level"]["number"] == 0
     at_table = join(client, "Ana", token=tokens[0], wait=30)
     assert at_table.status_code == 409 and at_table.json()["error"]["code"] == "at_a_table"

@@ -98,6 +98,8 @@ def test_two_strangers_meet_at_one_table_with_two_neighbours_and_a_third_watches
     row = watcher.locator(f'[data-testid="pq-playing"][data-table="{table_id}"]')
     row.wait_for(timeout=GUARD_MS)
     assert "Ana" in row.inner_text() and "Beto" in row.inner_text()
+    around = watcher.locator('[data-testid="pq-around"]').inner_text()
+    assert "Ana" in around and "Beto" in around and "Yuli" in around  # who is around: seen lately
     shoot(watcher, "parque-1280.png", 1280)
     phone_ctx, phone, phone_errors = open_parque(browser, srv.base, phone=True)
     phone.locator(f'[data-testid="pq-playing"][data-table="{table_id}"]').wait_for(timeout=GUARD_MS)

@@ -3,7 +3,7 @@ the matchmaking queue ``/api/parque/queue`` ("Jugar con gente") and a host's
 ``/api/tables/{id}/public``.
 
 ``GET /api/parque`` is one small JSON that every open parque page asks for every
-15 s: it is built at most once per :data:`LISTING_TTL_S` per process, whoever asks,
+15 s (who is around: players seen in the last five minutes, :mod:`capicua.store.presence`): it is built at most once per :data:`LISTING_TTL_S` per process, whoever asks,
 and carries an ETag (an unchanged listing is a ``304`` with no body). It never
 says who is queued beyond their nickname and level.
 
@@ -21,6 +21,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -35,14 +36,15 @@ from capicua.server.http.deps import Deps
 from capicua.server.http.errors import HttpError, too_fast
 from capicua.server.http.guests import nickname_of, token_of
 from capicua.server.http.viewer import bearer_token
-from capicua.store import parque, queue, standings
+from capicua.store import parque, presence, queue, standings
 from capicua.table.matchmaking import WAITS
 from capicua.table.protocol import table_id_ok
 
 log = logging.getLogger("capicua.server")
 
 LISTING_TTL_S = 2.0  # the parque's JSON is built at most this often per process
-LISTED = 20  # tables of each kind, and queued players, the parque shows
+LISTED = 20  # tables of each kind, queued players and players around, the parque shows
+AROUND = timedelta(minutes=5)  # "around now": seen in the last five minutes (as Gente says it)
 QUEUE_FIELDS = ("nickname", "token", "preset", "wait")
 ASKER_HEADERS = {"Cache-Control": "no-store"}  # a queue's state is one player's, now
 
@@ -70,8 +72,10 @@ def routes(deps: Deps) -> list[BaseRoute]:
     listing = Listing()
 
     def build() -> dict[str, Any]:
-        tables = parque.listing(deps.store, LISTED)
-        return {**tables, "queue": queue.waiting_players(deps.store, LISTED)}
+        seen = presence.players_seen_since(deps.store, _now() - AROUND, LISTED)
+        around = [{"player": p["player"], "nickname": p["nickname"], "level": p["level"]} for p in seen]
+        return {"around": around, **parque.listing(deps.store, LISTED),
+                "queue": queue.waiting_players(deps.store, LISTED)}
 
     async def show(request: Request) -> Response:
         if request.query_params:
@@ -149,6 +153,10 @@ def routes(deps: Deps) -> list[BaseRoute]:
         Route("/api/parque/queue", leave, methods=["DELETE"]),
         Route("/api/tables/{table_id}/public", publicity, methods=["GET", "POST"]),
     ]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 async def _asker(request: Request, deps: Deps) -> Guest:

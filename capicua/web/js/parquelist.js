@@ -4,8 +4,9 @@
 // One small JSON, asked again every 15 s while the page is visible; the browser
 // revalidates it with its ETag (an unchanged listing comes back as a 304, no body).
 
-import { t, has } from './i18n/index.js';
+import { t, has, lang } from './i18n/index.js';
 import { h } from './dom.js';
+import { nameLink } from './namelink.js';
 
 export const REFRESH_MS = 15000;
 
@@ -78,11 +79,13 @@ export function playingRow(table) {
       text: t('parque.watch') }));
 }
 
-/** Someone around, or waiting in the queue: nickname and level, nothing else. */
+/** Someone around: their name (a link to their profile) and level, by its name in the page's language. */
 export function personChip(person) {
-  const level = Number.isInteger(person.level) ? person.level
-    : (person.level && Number.isInteger(person.level.number) ? person.level.number : null);
+  const level = person.level || {};
+  const named = lang() === 'en' ? level.name_en : level.name;
+  const levelText = typeof named === 'string' && named ? named
+    : (Number.isInteger(level.number) ? t('parque.level', { n: level.number }) : '');
   return h('li', { class: 'pq-person', 'data-testid': 'pq-person' },
-    h('span', { class: 'pq-nick', text: person.nickname }),
-    level === null ? null : h('span', { class: 'pq-level', text: t('parque.level', { n: level }) }));
+    nameLink(person.nickname, person.player, { class: 'pq-nick' }),
+    levelText ? h('span', { class: 'pq-level', text: levelText }) : null);
 }
