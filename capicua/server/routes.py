@@ -22,11 +22,13 @@ from capicua.server import metrics
 from capicua.server.http import (
     analysis,
     catalogue,
+    devices,
     guests,
     health,
     parque,
     people,
     replay,
+    settings,
     standings,
     static,
     tables,
@@ -55,6 +57,8 @@ def routes(deps: Deps) -> list[BaseRoute]:
         *verify.routes(deps),
         *analysis.routes(deps),
         *guests.routes(deps),
+        *devices.routes(deps),  # a player's devices and the keys that add one
+        *settings.routes(deps),
         *people.routes(deps),  # GET /api/players (the search) beside guests' POST
         *standings.routes(deps),
         *tables.routes(deps),

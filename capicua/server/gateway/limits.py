@@ -38,6 +38,10 @@ Clock = Callable[[], float]
 TABLES_PER_GUEST = (20, 600.0)  # a person opens a table every few minutes at most
 TABLES_PER_ADDRESS = (300, 600.0)  # 15 busy guests' worth, or 100 people's few each, per address
 GUESTS_PER_ADDRESS = (120, 600.0)  # new guests (a browser's first visit) per address
+# "Llévate tu jugador": keys a player makes (a few phones, a retry or two), and keys made or
+# used from one address (every try counts: a flood of guesses stops here, whatever it guesses).
+KEYS_PER_GUEST = (6, 600.0)
+KEYS_PER_ADDRESS = (60, 600.0)
 SEARCHES_PER_GUEST = (30, 60.0)  # player searches (Gente): a person types a few names a minute
 QUEUE_PER_GUEST = (12, 60.0)  # turns in the parque's queue (joined or left): a person's few tries a minute
 SOCKETS_PER_GUEST = 16  # a guest's tabs at every table together (4 at one table)
@@ -56,6 +60,8 @@ class HttpLimits:
     tables_per_guest: tuple[int, float] = TABLES_PER_GUEST
     tables_per_address: tuple[int, float] = TABLES_PER_ADDRESS
     guests_per_address: tuple[int, float] = GUESTS_PER_ADDRESS
+    keys_per_guest: tuple[int, float] = KEYS_PER_GUEST
+    keys_per_address: tuple[int, float] = KEYS_PER_ADDRESS
     searches_per_guest: tuple[int, float] = SEARCHES_PER_GUEST
     queue_per_guest: tuple[int, float] = QUEUE_PER_GUEST
 
@@ -257,7 +263,8 @@ class Budgets(Protocol):
 
 def budget_rates(limits: HttpLimits) -> dict[str, tuple[int, float]]:
     return {"tables_per_guest": limits.tables_per_guest, "tables_per_address": limits.tables_per_address,
-            "guests_per_address": limits.guests_per_address, "searches_per_guest": limits.searches_per_guest,
+            "guests_per_address": limits.guests_per_address,
+            "keys_per_guest": limits.keys_per_guest, "keys_per_address": limits.keys_per_address, "searches_per_guest": limits.searches_per_guest,
             "queue_per_guest": limits.queue_per_guest}
 
 

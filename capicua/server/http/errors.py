@@ -69,6 +69,8 @@ LIMIT_WORDS = {
     "tables_per_guest": "new tables per player",
     "tables_per_address": "new tables from one address",
     "guests_per_address": "new players from one address",
+    "keys_per_guest": "keys to carry one's player per player",
+    "keys_per_address": "keys to carry a player made or used from one address",
     "searches_per_guest": "player searches per player",
     "queue_per_guest": "turns in the parque's queue per player",
 }
