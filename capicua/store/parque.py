@@ -58,8 +58,9 @@ def is_public(store: Store, table_id: str) -> bool:
 
 def listing(store: Store, limit: int, now: datetime | None = None) -> dict[str, Any]:
     """``{"waiting": [...], "playing": [...]}``, each at most ``limit`` tables, newest
-    first: the public tables waiting in their lobby (game, target, seats free, host,
-    the levels of the neighbours seated) and the listed tables being played."""
+    first: the public tables waiting in their lobby with a seat free (game, target,
+    seats free, host, the levels of the neighbours seated) and the listed tables
+    being played."""
     at = now or _now()
     with store.sessions() as s:
         waiting = s.execute(
@@ -76,8 +77,9 @@ def listing(store: Store, limit: int, now: datetime | None = None) -> dict[str, 
         seats: dict[str, list[TableSeatRow]] = {}
         for seat in s.scalars(select(TableSeatRow).where(TableSeatRow.table_id.in_(ids)).order_by(TableSeatRow.seat)):
             seats.setdefault(seat.table_id, []).append(seat)
-    return {
-        "waiting": [_waiting(t, host, seats.get(t.id, [])) for t, host in waiting],
+    open_seats = [(t, host, seats.get(t.id, [])) for t, host in waiting]
+    return {  # a full lobby waits for its host's "Empezar", not for players
+        "waiting": [_waiting(t, host, ss) for t, host, ss in open_seats if any(x.kind == "empty" for x in ss)],
         "playing": [_playing(t, seats.get(t.id, [])) for t in playing],
     }
 

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from capicua.engine.rules import make_rules
 from capicua.server.matchmaker import plan_tables
 from capicua.standings.ratings import NEW_RATING
-from capicua.store import Store, queue
+from capicua.store import Store, parque, queue, tablelogs
 from capicua.store.models import ParqueTableRow, RatingRow, TableSeatRow
 from capicua.table.core import CoreConfig, TableCore
 from capicua.table.log import Open
@@ -237,3 +238,38 @@ def test_matchers_of_several_processes_never_seat_a_player_twice(pg_server: Any)
     for st in stores:
         st.close()
     pg_server.drop_database(url)
+
+
+def test_the_parque_lists_public_lobbies_with_a_free_seat_and_listed_tables_being_played(store: Store) -> None:
+    host, _ = store.create_player("Yuli")
+    friend, _ = store.create_player("Cheo")
+
+    def lobby(tid: str, friends: int) -> None:
+        seats = [{"seat": 0, "kind": "human", "name": "Yuli", "player": host, "level": "medio", "character": "mima"}]
+        seats += [{"seat": s, "kind": "human", "name": "Cheo", "player": friend, "level": "medio", "character": "fefa"}
+                  if s <= friends else {"seat": s, "kind": "empty", "name": ""} for s in range(1, 4)]
+        tablelogs.create_table(store, Open(tid, "cubano", {}, "sec", tuple(seats), True, host).to_json(), "seed", 2)
+
+    now = datetime.now(UTC).replace(tzinfo=None)
+    lobby("t_open", 1)
+    lobby("t_full", 3)
+    lobby("t_bylink", 1)
+    with pytest.raises(queue.QueueRefused) as refused:
+        parque.set_public(store, "t_open", friend, True)
+    assert refused.value.code == "not_host"
+    for tid in ("t_open", "t_full"):
+        assert parque.set_public(store, tid, host, True) and parque.is_public(store, tid)
+    assert not parque.is_public(store, "t_bylink")
+    listed = parque.listing(store, 10, now=now)
+    assert [t["table_id"] for t in listed["waiting"]] == ["t_open"]  # full: waits for Empezar, not for players
+    assert listed["waiting"][0] == {
+        "table_id": "t_open", "preset": "cubano", "target": make_rules("cubano").target, "seats": 4, "free": 2, "host": "Yuli",
+        "players": ["Yuli", "Cheo"], "neighbours": []}
+    assert parque.listing(store, 10, now=now + timedelta(seconds=parque.LOBBY_LIVE_S + 1))["waiting"] == []
+    a, b = players(store, [25.0, 25.0])
+    for pid in (a, b):
+        queue.join(store, pid, pid, 1, "cubano", 30, now=now - timedelta(seconds=31))
+        queue.poll(store, pid, now=now)
+    [table] = queue.match_round(store, plan_tables, now=now)
+    assert [t["table_id"] for t in parque.listing(store, 10, now=now)["playing"]] == [table.table_id]
+    assert parque.listing(store, 10, now=now + timedelta(seconds=parque.PLAYING_LIVE_S + 1))["playing"] == []
