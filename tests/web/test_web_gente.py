@@ -97,6 +97,15 @@ def test_friends_find_each_other_in_gente_and_an_invitation_seats_the_invitee(br
         beto_row.locator('[data-testid="gente-invite"]').click()
         beto_row.locator('[data-testid="gente-sent"]').wait_for(timeout=GUARD_MS)
         shoot(ana.page, "gente-1280.png", 1280)
+        # Silenciar, and Oír de nuevo from the list of the muted.
+        beto_row.locator('[data-testid="gente-mute"]').click()
+        ana.page.wait_for_selector('[data-testid="gente-mute"][aria-pressed="true"]', timeout=GUARD_MS)
+        muted = ana.page.locator('[data-testid="gente-muted"]')
+        assert muted.count() == 1 and muted.get_attribute("data-player") == beto_profile.rsplit("/", 1)[1]
+        ana.page.click('[data-testid="gente-mutes"] summary')
+        muted.locator("button").click()
+        ana.page.wait_for_selector('[data-testid="gente-mute"][aria-pressed="false"]', timeout=GUARD_MS)
+        assert ana.page.locator('[data-testid="gente-mutes"]').count() == 0
 
         shoot(beto.page, "gente-360.png", 360)
         # The notice reaches Beto's open tab (here: his Gente page) when it is visible again.

@@ -16,6 +16,7 @@ const G = {
   people: [], next: null, tables: [], table: null, error: null, loading: true,
   sent: new Map(), // player → 'sent' or an error code of their last invitation
   found: null, foundError: null, asked: 0,
+  mutes: [], // whom this player mutes (GET /api/mutes): unmuted here even when no longer in the list
 };
 const wanted = new URLSearchParams(location.search).get('mesa');
 
@@ -66,8 +67,26 @@ async function invite(p) {
 
 async function toggleMute(p) {
   const got = await api(`/api/mutes/${encodeURIComponent(p.player)}`, { method: p.muted ? 'DELETE' : 'PUT' });
-  if (got.ok && got.data) p.muted = !!got.data.muted;
+  if (got.ok && got.data) {
+    for (const q of G.people) if (q.player === p.player) q.muted = !!got.data.muted;
+    await loadMutes();
+  }
   render();
+}
+
+async function loadMutes() {
+  const got = await api('/api/mutes');
+  G.mutes = got.ok && got.data && Array.isArray(got.data.mutes) ? got.data.mutes : [];
+}
+
+function renderMutes() {
+  if (!G.mutes.length) return null;
+  return h('details', { class: 'gente-mutes', 'data-testid': 'gente-mutes' },
+    h('summary', { text: t('gente.mutes', { n: G.mutes.length }) }),
+    h('ul', { class: 'gente-list' }, G.mutes.map((m) => h('li', { class: 'gente-row', 'data-testid': 'gente-muted', 'data-player': m.player },
+      h('div', { class: 'gente-who' }, profileLink(m)),
+      h('button', { type: 'button', class: 'btn btn-small', text: t('gente.unmute'),
+        title: t('gente.unmute.title', { name: m.nickname }), onclick: () => toggleMute({ ...m, muted: true }) })))));
 }
 
 function inviteButton(p) {
@@ -122,11 +141,12 @@ function render() {
     return;
   }
   if (G.loading && !G.people.length) { fill(body, h('p', { class: 'muted', text: t('gente.loading') })); return; }
-  if (!G.people.length) { fill(body, h('p', { class: 'lb-empty', 'data-testid': 'gente-empty', text: t('gente.empty') })); return; }
+  if (!G.people.length) { fill(body, h('p', { class: 'lb-empty', 'data-testid': 'gente-empty', text: t('gente.empty') }), renderMutes()); return; }
   fill(body,
     h('ul', { class: 'gente-list', 'data-testid': 'gente-list' }, G.people.map(personRow)),
     G.next ? h('button', { type: 'button', class: 'btn', 'data-testid': 'gente-more', disabled: G.loading,
-      text: t('gente.more'), onclick: () => load(true) }) : null);
+      text: t('gente.more'), onclick: () => load(true) }) : null,
+    renderMutes());
 }
 
 // ---------------------------------------------------------------- the search
@@ -162,3 +182,4 @@ $('gente-search').addEventListener('submit', search);
 onLangChange(() => { render(); renderFound(); });
 wireProfileLink($('gente-profile'));
 load();
+if (readToken()) loadMutes().then(render);

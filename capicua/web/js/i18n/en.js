@@ -546,6 +546,7 @@ export default {
   'gente.mute.title': 'Get no invitations from {name}',
   'gente.unmute.title': 'Get invitations from {name} again',
   'gente.more': 'Show more',
+  'gente.mutes': 'Muted ({n})',
   'gente.err.not_seated': 'You no longer sit at that table.',
   'gente.err.started': 'The match has started.',
   'gente.err.table_full': 'The table is full.',

@@ -548,6 +548,7 @@ export default {
   'gente.mute.title': 'No recibir invitaciones de {name}',
   'gente.unmute.title': 'Volver a recibir invitaciones de {name}',
   'gente.more': 'Ver más',
+  'gente.mutes': 'Silenciados ({n})',
   'gente.err.not_seated': 'Ya no estás sentado en esa mesa.',
   'gente.err.started': 'La partida ya empezó.',
   'gente.err.table_full': 'La mesa ya está llena.',
