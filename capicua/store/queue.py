@@ -174,6 +174,9 @@ def match_round(store: Store, plan: Plan, now: datetime | None = None) -> list[N
     tables, claim their players and write the tables, all in one transaction.
     Returns the tables written (none when another process's round runs now)."""
     at = now or _now()
+    with store.sessions() as s:  # an empty queue (most seconds of most servers) costs one read, no write lock
+        if s.scalar(select(QueueEntryRow.player_id).limit(1)) is None:
+            return []
     try:
         return _round(store, plan, at)
     except _Taken:  # a player of a planned table is no longer waiting: this round wrote nothing
