@@ -176,14 +176,16 @@ class _Router:
 
 def test_the_gateway_moves_the_sockets_whose_owner_lost_its_lease_and_leaves_the_others() -> None:
     """One look of the gateway's lease loop: a lease that ran out (taken here on routing)
-    and one another process now holds move their sockets, which say hello there with
-    the last seq they heard; a live lease of the owner followed changes nothing, and a
-    table this process runs is not looked at."""
+    and one another process now holds, even one this process held (it was paused past
+    it), move their sockets, which say hello there with the last seq they heard; a live
+    lease of the owner followed, this process or another, changes nothing."""
     async def main() -> None:
-        leases = _Leases({"t_dead": Holder("a", -3), "t_moved": Holder("c", 900), "t_live": Holder("b", 900)})
-        router = _Router({"t_dead": "me", "t_moved": "c", "t_live": "b"})
+        leases = _Leases({"t_dead": Holder("a", -3), "t_moved": Holder("c", 900), "t_live": Holder("b", 900),
+                          "t_mine": Holder("me", 900), "t_lost": Holder("c", 900)})
+        router = _Router({"t_dead": "me", "t_moved": "c", "t_live": "b", "t_mine": "me", "t_lost": "c"})
         sockets = Sockets(router, LocalBus(), None, SocketLimits())  # type: ignore[arg-type]
-        for table_id, owner in (("t_dead", "a"), ("t_moved", "b"), ("t_live", "b"), ("t_mine", "me")):
+        for table_id, owner in (("t_dead", "a"), ("t_moved", "b"), ("t_live", "b"), ("t_mine", "me"),
+                                ("t_lost", "me")):
             session = _Session(sockets, None, "addr")  # type: ignore[arg-type]
             session.route = Route(table_id, owner)
             session.joined = Join(session.conn, "p_ana", "Ana", 0, False)
@@ -192,10 +194,10 @@ def test_the_gateway_moves_the_sockets_whose_owner_lost_its_lease_and_leaves_the
         watch = asyncio.get_running_loop().create_task(sockets.follow_leases(leases))
         await asyncio.sleep(0.05)  # one look (the next one is a tenth of the lease later)
         watch.cancel()
-        assert leases.asked == [["t_dead", "t_live", "t_moved"]]
-        assert sorted(router.asked) == ["t_dead", "t_moved"]
+        assert leases.asked == [["t_dead", "t_live", "t_lost", "t_mine", "t_moved"]]
+        assert sorted(router.asked) == ["t_dead", "t_lost", "t_moved"]
         assert sorted((r.table, r.owner, m.last_seq) for r, m in router.sent if isinstance(m, Join)) == [
-            ("t_dead", "me", 7), ("t_moved", "c", 7)]
-        assert len(router.sent) == 2
+            ("t_dead", "me", 7), ("t_lost", "c", 7), ("t_moved", "c", 7)]
+        assert len(router.sent) == 3
 
     asyncio.run(main())

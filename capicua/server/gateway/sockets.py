@@ -23,10 +23,10 @@ marked offline). Told no process runs the table now, it asks where the table
 lives again (loading it here when no process runs it) and says its hello there.
 An owner that died holding the lease says nothing: in a cluster one loop of the
 process (:meth:`Sockets.follow_leases`) reads, every tenth of a lease and in one
-query, the leases of the tables its sockets follow on other processes, and when
-one ran out (or moved to another owner) those sockets ask again where the table
-lives, which takes the lease and loads the table here, and say hello there, even
-sockets that were silent all along. When the bus may have lost frames of a table
+query, the leases of the tables its sockets follow, and when one ran out (or
+moved to another owner than the one they follow) those sockets ask again where
+the table lives, which takes the lease and loads the table here, and say hello
+there, even sockets that were silent all along. When the bus may have lost frames of a table
 (:meth:`Sockets.refill`), its sockets here leave and say hello again at once, with
 the last seq they heard, so nothing is missing.
 
@@ -124,13 +124,15 @@ class Sockets:
 
     async def follow_leases(self, leases: Leases) -> None:
         """Run for as long as the process serves (a cluster's: one process has no other
-        owner): follow, for every socket here at a table another process owns, that
-        owner's lease. Every tenth of a lease, or as a lease should run out if that is
+        owner): follow, for every socket here at a table, the lease of the owner it
+        follows. Every tenth of a lease, or as a lease should run out if that is
         sooner, the leases of all those tables are read in one query; a lease that ran
         out or was given up (its owner died, is paused or drained) or that another owner
         holds now makes those sockets ask again where their table lives and say hello
         there, which takes the lease over and loads the table in this process when none
-        runs it. A live lease of the owner they follow changes nothing."""
+        runs it. A live lease of the owner they follow changes nothing. Sockets that
+        follow this process are looked at too: woken from a pause past its lease, it
+        lost its tables, and its sockets move to the new owner without waiting to be told."""
         every = leases.ttl_ms / 1000 / LEASE_LOOKS
         failing = False
         while True:
@@ -150,7 +152,7 @@ class Sockets:
         """Read the followed leases once, move the sockets whose owner lost its lease;
         returns how long to wait before the next look."""
         wait = every
-        followed = self._following(leases.owner)
+        followed = self._following()
         if not followed:
             return wait
         holders = await leases.holders(sorted(followed))
@@ -165,14 +167,13 @@ class Sockets:
                     wait = min(wait, holder.left_ms / 1000 + LEASE_MARGIN_S)
         return wait
 
-    def _following(self, me: str) -> dict[str, list[_Session]]:
-        """The sockets here that follow another process's table, by table (those asking
-        where theirs lives already left out)."""
+    def _following(self) -> dict[str, list[_Session]]:
+        """The sockets here that follow an owner, by table (those asking where theirs
+        lives already left out)."""
         out: dict[str, list[_Session]] = {}
         for table_id, sessions in self.at_table.items():
             for session in sessions:
-                owner = session.following()
-                if owner is not None and owner != me:
+                if session.following() is not None:
                     out.setdefault(table_id, []).append(session)
         return out
 
