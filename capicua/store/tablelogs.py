@@ -85,23 +85,21 @@ def add_table(s: Session, open_entry: dict[str, Any], first_seed: str, teams: in
         )
     )
     s.flush()
-    _write_seats(s, tid, [dict(seat) for seat in opening.seats])
+    _write_seats(s.connection(), tid, [dict(seat) for seat in opening.seats])
     s.add(MatchRow(table_id=tid, number=1, status="playing", scores=[0] * teams, record=None,
                      created_at=now, updated_at=now))
     s.add(TableEventRow(table_id=tid, seq=1, data=open_entry, created_at=now))
 
 
-def _write_seats(s: Any, table_id: str, seats: list[dict[str, Any]]) -> None:
-    s.execute(delete(TableSeatRow).where(TableSeatRow.table_id == table_id))
-    s.flush()
-    for seat in seats:
-        s.add(
-            TableSeatRow(
-                table_id=table_id, seat=seat["seat"], kind=seat.get("kind", "empty")[:8],
-                player_id=seat.get("player"), name=seat.get("name", ""), level=seat.get("level"),
-                character=seat.get("character"),
-            )
-        )
+def _write_seats(conn: Any, table_id: str, seats: list[dict[str, Any]]) -> None:
+    conn.execute(_CLEAR_SEATS, {"tid": table_id})
+    if seats:
+        conn.execute(_INSERT_SEATS, [
+            {"table_id": table_id, "seat": seat["seat"], "kind": seat.get("kind", "empty")[:8],
+             "player_id": seat.get("player"), "name": seat.get("name", ""), "level": seat.get("level"),
+             "character": seat.get("character")}
+            for seat in seats
+        ])
 
 
 def append_many(store: Store, appends: list[Append]) -> list[Exception | None]:
@@ -160,6 +158,18 @@ def _fenced(conn: Any, appends: list[Append]) -> set[int]:
     return {i for i, a in enumerate(appends) if a.epoch is not None and found.get(a.table_id) != a.epoch}
 
 
+# Built once: a statement built per commit cost more than its execution (the
+# coercions and the cache key of a new statement object, at every batch). The
+# updates without values() set the columns their parameters name.
+_INSERT_ENTRIES = insert(TableEventRow)
+_TOUCH_TABLES = update(TableRow).where(TableRow.id == bindparam("tid")).values(updated_at=bindparam("now"))
+_UPDATE_TABLE = update(TableRow).where(TableRow.id == bindparam("tid"))
+_UPDATE_MATCH = update(MatchRow).where(MatchRow.table_id == bindparam("tid"), MatchRow.number == bindparam("num"))
+_INSERT_MATCH = insert(MatchRow)
+_CLEAR_SEATS = delete(TableSeatRow).where(TableSeatRow.table_id == bindparam("tid"))
+_INSERT_SEATS = insert(TableSeatRow)
+
+
 def _write(conn: Any, appends: list[Append]) -> None:
     """The appends' entries in one multi-row insert (SQLAlchemy Core: the ORM's unit of
     work costs more than the write itself), then each table's row and projection."""
@@ -169,48 +179,46 @@ def _write(conn: Any, appends: list[Append]) -> None:
         for a in appends
         for i, data in enumerate(a.entries)
     ]
-    conn.execute(insert(TableEventRow), rows)
+    conn.execute(_INSERT_ENTRIES, rows)
     plain = sorted({a.table_id for a in appends if not a.has_projection()})
     if plain:
-        conn.execute(
-            update(TableRow).where(TableRow.id == bindparam("tid")).values(updated_at=bindparam("now")),
-            [{"tid": t, "now": now} for t in plain],
-        )
-    projected = [a for a in appends if a.has_projection()]
-    if projected:
-        with Session(bind=conn) as s:
-            for a in projected:
-                _project(s, a, now)
-            s.flush()
+        conn.execute(_TOUCH_TABLES, [{"tid": t, "now": now} for t in plain])
+    for a in appends:
+        if a.has_projection():
+            _project(conn, a, now)
 
 
-def _project(s: Session, a: Append, now: datetime) -> None:
-    values: dict[str, Any] = {"updated_at": now}
+def _project(conn: Any, a: Append, now: datetime) -> None:
+    """The table's row, seats and match row as the append's projection says (Core
+    statements: the ORM's session, a read of the match row and a flush cost several
+    times the writes; only a match's end opens a session, for its results)."""
+    values: dict[str, Any] = {"tid": a.table_id, "updated_at": now}
     if a.status is not None:
         values["status"] = a.status
     if a.scores is not None:
         values["scores"] = list(a.scores)
     if a.record is not None:
         values["record"] = a.record
-    s.execute(update(TableRow).where(TableRow.id == a.table_id).values(**values))
+    conn.execute(_UPDATE_TABLE, values)
     if a.seats is not None:
-        _write_seats(s, a.table_id, a.seats)
-    if a.match_number is not None:
-        row = s.get(MatchRow, (a.table_id, a.match_number))
-        status = "finished" if a.status == "finished" else "playing"
-        if row is None:
-            s.add(MatchRow(table_id=a.table_id, number=a.match_number, status=status,
-                             scores=list(a.scores or []), record=a.record, created_at=now, updated_at=now))
-        else:
-            row.status = status
-            row.updated_at = now
-            if a.scores is not None:
-                row.scores = list(a.scores)
-            if a.record is not None:
-                row.record = a.record
-        if status == "finished" and a.record is not None:
-            # The results in this very transaction: a match's end is never stored without them.
+        _write_seats(conn, a.table_id, a.seats)
+    if a.match_number is None:
+        return
+    status = "finished" if a.status == "finished" else "playing"
+    changed: dict[str, Any] = {"tid": a.table_id, "num": a.match_number, "status": status, "updated_at": now}
+    if a.scores is not None:
+        changed["scores"] = list(a.scores)
+    if a.record is not None:
+        changed["record"] = a.record
+    if conn.execute(_UPDATE_MATCH, changed).rowcount == 0:  # the match's first projection
+        conn.execute(_INSERT_MATCH, {"table_id": a.table_id, "number": a.match_number, "status": status,
+                                     "scores": list(a.scores or []), "record": a.record, "created_at": now,
+                                     "updated_at": now})
+    if status == "finished" and a.record is not None:
+        # The results in this very transaction: a match's end is never stored without them.
+        with Session(bind=conn) as s:
             standings.write_results(s, a.table_id, a.match_number, a.record, now)
+            s.flush()
 
 
 def first_format_tables(store: Store) -> list[str]:
