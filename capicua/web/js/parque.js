@@ -10,6 +10,7 @@ import { readToken, saveToken, readNickname, saveNickname, rememberTable } from 
 import { tokenHeaders } from './me.js';
 import { $, fill } from './dom.js';
 import { gameName, keepFresh, waitingRow, playingRow, personChip } from './parquelist.js';
+import './invitations.js';
 
 const POLL_MS = 2000;
 const WAIT_KEY = 'capicua.parque.wait';
