@@ -105,9 +105,10 @@ def test_keys_are_rate_limited_and_settings_checked(server: Any) -> None:
     assert code_of(flood) == (429, "too_fast", None) and "one address" in flood.json()["error"]["message"]
 
     defaults = {"volume": 80, "slam": 100, "animation": "normal", "subtitles": True, "lang": None}
-    assert ask(server, "GET", "/api/settings", ana).json() == {"settings": defaults}
+    assert ask(server, "GET", "/api/settings", ana).json() == {"settings": defaults, "chosen": []}
     changed = ask(server, "PUT", "/api/settings", ana, {"volume": 35, "animation": "rapida", "lang": "en"})
-    assert changed.json()["settings"] == {**defaults, "volume": 35, "animation": "rapida", "lang": "en"}
+    assert changed.json() == {"settings": {**defaults, "volume": 35, "animation": "rapida", "lang": "en"},
+                              "chosen": ["volume", "animation", "lang"]}
     for bad, field in (({"volume": 101}, "volume"), ({"volume": 2.5}, "volume"), ({"slam": True}, "slam"),
                        ({"animation": "lenta"}, "animation"), ({"subtitles": "on"}, "subtitles"),
                        ({"lang": "fr"}, "lang"), ({"theme": "dark"}, "theme"),
@@ -117,4 +118,4 @@ def test_keys_are_rate_limited_and_settings_checked(server: Any) -> None:
     assert code_of(ask(server, "PUT", "/api/settings", None, {"volume": 1})) == (401, "unknown_token", "authorization")
     # Nothing changed by a refused change; another player's settings are their own.
     assert ask(server, "GET", "/api/settings", ana).json()["settings"]["volume"] == 35
-    assert ask(server, "GET", "/api/settings", beto).json() == {"settings": defaults}
+    assert ask(server, "GET", "/api/settings", beto).json() == {"settings": defaults, "chosen": []}

@@ -1,7 +1,9 @@
 """``GET`` / ``PUT /api/settings``: the asker's settings, the same on every device of
 theirs (docs/protocol.md, "Settings"). ``PUT`` takes any of the settings and
 changes only those; a value out of its range is ``400 malformed`` naming it, and
-then nothing changes. Every answer is all the settings, defaults filled in.
+then nothing changes. Every answer is all the settings, defaults filled in, and
+``chosen``: the names of those the player set (a device keeps its own choice of the
+others, made before it knew the player's).
 """
 
 from __future__ import annotations
@@ -59,17 +61,22 @@ def shown(stored: dict[str, Any]) -> dict[str, Any]:
             for name, default in DEFAULTS.items()}
 
 
+def chosen(stored: dict[str, Any]) -> list[str]:
+    """The settings the player set, in :data:`DEFAULTS`' order."""
+    return [name for name in DEFAULTS if name in stored and CHECKS[name][0](stored[name])]
+
+
 def routes(deps: Deps) -> list[BaseRoute]:
     async def read(request: Request) -> Response:
         guest = await asker(request, deps)
         stored = await store_call(request, settings_of, deps.store, guest.player)
-        return JSONResponse({"settings": shown(stored)}, headers=NO_STORE)
+        return JSONResponse({"settings": shown(stored), "chosen": chosen(stored)}, headers=NO_STORE)
 
     async def change(request: Request) -> Response:
         guest = await asker(request, deps)
         changes = checked(await read_json_body(request, MAX_BODY, deps.body_timeout))
         now = datetime.now(UTC).replace(tzinfo=None)
         stored = await store_call(request, change_settings, deps.store, guest.player, changes, now)
-        return JSONResponse({"settings": shown(stored)}, headers=NO_STORE)
+        return JSONResponse({"settings": shown(stored), "chosen": chosen(stored)}, headers=NO_STORE)
 
     return [Route("/api/settings", read, methods=["GET"]), Route("/api/settings", change, methods=["PUT"])]

@@ -39,7 +39,7 @@ from capicua.server.http.deps import Deps
 PAGES = {"/": "index.html", "/gente": "gente.html",
          "/t/{table_id}": "table.html", "/rules": "rules.html", "/vocab": "vocab.html",
          "/verify": "verify.html", "/leaderboard": "leaderboard.html", "/player/{player_id}": "player.html",
-         "/parque": "parque.html"}
+         "/parque": "parque.html", "/llevar": "llevar.html"}
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 GZIP_MIN = 256  # bytes: smaller files go as they are (gzip's header would eat the gain)

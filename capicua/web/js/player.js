@@ -4,18 +4,23 @@
 // recent matches with a link to each one's replay. Nothing is computed here but
 // the drawing: the server decides every number. This browser's own profile (its
 // player id as kept in localStorage: guest.js, no request) speaks to the reader:
-// "Tu juego", "Ganaste".
+// "Tu juego", "Ganaste". There, three cards more: "Llévate tu jugador" (a one-time
+// key as a link and a QR code drawn here, qr.js), the player's devices (each can be
+// signed out) and the settings they carry to every device (settings.js).
 
 import { t, has, lang, applyI18n, wireLangToggle, onLangChange } from './i18n/index.js';
-import { readPlayerId } from './guest.js';
+import { readPlayerId, forgetToken } from './guest.js';
 import { tokenHeaders } from './me.js';
 import { $, h, s } from './dom.js';
+import { qrMatrix, qrPath } from './qr.js';
+import { ANIMATIONS, settings, saveSettings, onSettings } from './settings.js';
 import { nameLink } from './namelink.js';
 import './invitations.js';
 
 const [, rawId = ''] = location.pathname.match(/^\/player\/([^/?#]+)/) || [];
 const playerId = decodeURIComponent(rawId);
-const P = { data: null, error: null, mine: readPlayerId() === playerId };
+const P = { data: null, error: null, mine: readPlayerId() === playerId, key: null, keyError: null, copied: false,
+  devices: null, devError: null, saved: null };
 // The chart's room: the scores' axis on the left, the matches' along the foot.
 const CHART = { w: 320, h: 130, left: 34, right: 10, top: 10, bottom: 24 };
 
@@ -204,7 +209,113 @@ function render() {
       ratingCard('neighbours', d.ratings.neighbours),
       ratingCard('friends', d.ratings.friends)),
     achievementsCard(d.achievements, d.to_earn),
-    recentCard(d.recent));
+    recentCard(d.recent),
+    P.mine ? h('div', { class: 'pf-grid pf-mine' }, keyCard(), devicesCard(), settingsCard()) : null);
+}
+
+// ---------------------------------------------------------------- yours: the key, the devices, the settings
+
+const hour = (iso) => new Intl.DateTimeFormat(lang(), { hour: 'numeric', minute: '2-digit' }).format(new Date(Date.parse(iso)));
+
+async function api(method, path) {
+  try {
+    const r = await fetch(path, { method, headers: tokenHeaders() });
+    let data = null;
+    try { data = await r.json(); } catch (_) { data = null; }
+    return r.ok ? { data } : { error: (data && data.error && data.error.code) || 'server' };
+  } catch (_) {
+    return { error: 'network' };
+  }
+}
+
+async function makeKey() {
+  const got = await api('POST', '/api/keys');
+  P.key = got.data || null;
+  P.keyError = got.error || null;
+  P.copied = false;
+  render();
+}
+
+function keyQr(link) {
+  const q = qrMatrix(link);
+  const side = q.size + 8; // four modules of quiet zone around it
+  return s('svg', { class: 'key-qr', viewBox: `0 0 ${side} ${side}`, role: 'img', 'aria-label': t('key.qr.label'),
+    'data-testid': 'key-qr', 'data-version': q.version, 'data-mask': q.mask, 'shape-rendering': 'crispEdges' },
+  s('rect', { width: side, height: side, fill: '#fff' }),
+  s('path', { d: qrPath(q.modules), fill: '#000' }));
+}
+
+function keyCard() {
+  const link = P.key ? `${location.origin}${P.key.url}` : null;
+  return h('section', { class: 'card pf-key', 'data-testid': 'pf-key' },
+    h('h2', { text: t('key.title') }),
+    h('p', { class: 'small', text: t('key.what') }),
+    link ? [
+      keyQr(link),
+      h('label', { class: 'small key-link-label', for: 'key-link', text: t('key.link') }),
+      h('div', { class: 'key-link-row' },
+        h('input', { id: 'key-link', class: 'key-link', 'data-testid': 'key-link', readonly: true, value: link }),
+        h('button', { type: 'button', class: 'btn', 'data-testid': 'key-copy', text: t(P.copied ? 'key.copied' : 'key.copy'),
+          onclick: () => { navigator.clipboard.writeText(link).then(() => { P.copied = true; render(); }, () => {}); } })),
+      h('p', { class: 'muted small', 'data-testid': 'key-expires', text: t('key.expires', { time: hour(P.key.expires_at) }) }),
+    ] : null,
+    P.keyError ? h('p', { class: 'small pf-error', 'data-testid': 'key-error', 'data-code': P.keyError,
+      text: t(P.keyError === 'too_fast' ? 'key.err.too_fast' : 'key.err.other') }) : null,
+    h('button', { type: 'button', class: 'btn btn-primary', 'data-testid': 'key-make', text: t('key.make'), onclick: makeKey }));
+}
+
+async function loadDevices() {
+  const got = await api('GET', '/api/devices');
+  P.devices = got.data ? got.data.devices : null;
+  P.devError = got.error || null;
+  render();
+}
+
+async function signOut(device) {
+  const got = await api('DELETE', `/api/devices/${encodeURIComponent(device.id)}`);
+  if (got.error) { P.devError = got.error; render(); return; }
+  if (device.this) { forgetToken(); location.reload(); return; } // this browser is nobody now
+  loadDevices();
+}
+
+function devicesCard() {
+  const list = P.devices || [];
+  return h('section', { class: 'card pf-devices', 'data-testid': 'pf-devices' },
+    h('h2', { text: t('dev.title') }),
+    h('ul', { class: 'pf-device-list' }, ...list.map((d) => h('li', { class: 'pf-device', 'data-testid': 'pf-device', 'data-id': d.id, 'data-this': String(d.this) },
+      h('span', { class: 'pf-device-name' },
+        h('strong', { text: d.label || t('dev.unknown') }),
+        d.this ? h('span', { class: 'pf-provisional', 'data-testid': 'pf-device-this', text: t('dev.this') }) : null),
+      h('span', { class: 'muted small', text: t('dev.seen', { when: `${day(d.last_seen_at)} ${hour(d.last_seen_at)}` }) }),
+      h('button', { type: 'button', class: 'btn', 'data-testid': 'pf-device-sign-out', text: t('dev.sign_out'), onclick: () => signOut(d) })))),
+    P.devError ? h('p', { class: 'small pf-error', 'data-testid': 'dev-error', text: t('dev.err') }) : null);
+}
+
+async function change(name, value) {
+  const got = await saveSettings({ [name]: value });
+  P.saved = got.error ? 'err' : 'ok';
+  render();
+}
+
+function settingsCard() {
+  const now = settings();
+  const range = (name) => h('label', { class: 'pf-setting' }, h('span', { text: t(`set.${name}`) }),
+    h('input', { type: 'range', min: 0, max: 100, step: 5, value: now[name], 'data-testid': `set-${name}`,
+      onchange: (e) => change(name, Number(e.target.value)) }));
+  const select = (name, options, value, read) => h('label', { class: 'pf-setting' }, h('span', { text: t(`set.${name}`) }),
+    h('select', { 'data-testid': `set-${name}`, onchange: (e) => change(name, read(e.target.value)) },
+      ...options.map((o) => h('option', { value: o, selected: o === value, text: t(`set.${name}.${o}`) }))));
+  return h('section', { class: 'card pf-settings', 'data-testid': 'pf-settings' },
+    h('h2', { text: t('set.title') }),
+    h('p', { class: 'muted small', text: t('set.what') }),
+    range('volume'),
+    range('slam'),
+    select('animation', ANIMATIONS, now.animation, (v) => v),
+    h('label', { class: 'pf-setting pf-setting--check' },
+      h('input', { type: 'checkbox', checked: now.subtitles, 'data-testid': 'set-subtitles', onchange: (e) => change('subtitles', e.target.checked) }),
+      h('span', { text: t('set.subtitles') })),
+    select('lang', ['auto', 'es', 'en'], now.lang || 'auto', (v) => (v === 'auto' ? null : v)),
+    P.saved ? h('p', { class: 'small', 'data-testid': 'set-saved', 'data-state': P.saved, text: t(P.saved === 'ok' ? 'set.saved' : 'set.err') }) : null);
 }
 
 async function load() {
@@ -224,4 +335,6 @@ async function load() {
 applyI18n();
 wireLangToggle();
 onLangChange(render);
+onSettings(render);
 load();
+if (P.mine) loadDevices();

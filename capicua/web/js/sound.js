@@ -3,8 +3,11 @@
 // "your turn" cue and a small fanfare for capicúa / end of match.
 // The AudioContext is only created after a user gesture (autoplay policy).
 
+import { settings } from './settings.js';
+
 const KEY = 'capicua.sound';
 let ctx = null;
+let master = null; // every sound goes through it: the player's volume (settings.js)
 let unlocked = false;
 let enabled = true;
 try { enabled = localStorage.getItem(KEY) !== 'off'; } catch (_) { /* ignore */ }
@@ -21,8 +24,11 @@ function ac() {
     const AC = window.AudioContext || window.webkitAudioContext;
     if (!AC) return null;
     try { ctx = new AC(); } catch (_) { return null; }
+    master = ctx.createGain();
+    master.connect(ctx.destination);
   }
   if (ctx.state === 'suspended') ctx.resume().catch(() => {});
+  master.gain.value = settings().volume / 100;
   return ctx;
 }
 
@@ -51,7 +57,7 @@ function burst(c, t, { dur = 0.06, freq = 2200, q = 0.8, gain = 0.5, type = 'ban
   const g = c.createGain();
   g.gain.setValueAtTime(gain, t);
   g.gain.exponentialRampToValueAtTime(0.001, t + dur);
-  src.connect(f).connect(g).connect(c.destination);
+  src.connect(f).connect(g).connect(master);
   src.start(t); src.stop(t + dur + 0.02);
 }
 
@@ -63,7 +69,7 @@ function thump(c, t, { from = 140, to = 45, dur = 0.16, gain = 0.7 } = {}) {
   const g = c.createGain();
   g.gain.setValueAtTime(gain, t);
   g.gain.exponentialRampToValueAtTime(0.001, t + dur);
-  o.connect(g).connect(c.destination);
+  o.connect(g).connect(master);
   o.start(t); o.stop(t + dur + 0.02);
 }
 
@@ -74,17 +80,19 @@ function tone(c, t, freq, dur, gain = 0.12, type = 'sine') {
   g.gain.setValueAtTime(0.0001, t);
   g.gain.exponentialRampToValueAtTime(gain, t + 0.015);
   g.gain.exponentialRampToValueAtTime(0.0001, t + dur);
-  o.connect(g).connect(c.destination);
+  o.connect(g).connect(master);
   o.start(t); o.stop(t + dur + 0.02);
 }
 
-/** A bot slams its tile: noise crack + low thump on the table. */
+/** A bot slams its tile: noise crack + low thump on the table, as loud as the player set it. */
 export function slam() {
   const c = ac(); if (!c) return;
+  const loud = settings().slam / 100;
+  if (loud <= 0) return;
   const t = c.currentTime + 0.01;
-  burst(c, t, { dur: 0.07, freq: 1800, q: 0.7, gain: 0.9 });
-  burst(c, t + 0.004, { dur: 0.03, freq: 4200, q: 2, gain: 0.35 });
-  thump(c, t, { from: 150, to: 42, dur: 0.2, gain: 0.9 });
+  burst(c, t, { dur: 0.07, freq: 1800, q: 0.7, gain: 0.9 * loud });
+  burst(c, t + 0.004, { dur: 0.03, freq: 4200, q: 2, gain: 0.35 * loud });
+  thump(c, t, { from: 150, to: 42, dur: 0.2, gain: 0.9 * loud });
 }
 
 /** Your own tile: a soft click. */

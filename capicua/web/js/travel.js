@@ -6,9 +6,11 @@
 // it: the board tile stays hidden, the drawer's count shows the tiles that
 // have landed, and a drawn tile of the player's own stays out of the hand.
 // Only live events travel (the page never calls this for replayed or sync
-// frames); with prefers-reduced-motion nothing moves, things just appear.
+// frames); with prefers-reduced-motion, or the player's animation speed "sin
+// animación" (settings.js), nothing moves, things just appear; "rápida" flies in half the time.
 
 import { svg, tileKey, tileSvg } from './tiles.js';
+import { animationScale } from './settings.js';
 
 const PLAY_MS = 380;
 const DRAW_MS = 260;
@@ -28,6 +30,7 @@ export function forget() {
 }
 
 function reducedMotion() {
+  if (animationScale() === 0) return true;
   return typeof window.matchMedia === 'function' && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 }
 
@@ -158,7 +161,7 @@ export function flyPlay(tile, fromEl, board, onLand) {
     };
     if (!g) { land(); return; }
     g.style.visibility = 'hidden';
-    fly(tileCopy(g), from, g.getBoundingClientRect(), PLAY_MS, 'play').then(land);
+    fly(tileCopy(g), from, g.getBoundingClientRect(), PLAY_MS * animationScale(), 'play').then(land);
   });
 }
 
@@ -189,5 +192,5 @@ export function landDraw(seat, from, target) {
   const to = el.getBoundingClientRect();
   const horizontal = to.width > to.height;
   const back = tileSvg(0, 0, { back: true, horizontal });
-  return fly(back, from, to, DRAW_MS, 'draw').then(done);
+  return fly(back, from, to, DRAW_MS * animationScale(), 'draw').then(done);
 }

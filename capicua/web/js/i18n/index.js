@@ -4,6 +4,7 @@
 
 import es from './es.js';
 import en from './en.js';
+import { chosen, loadSettings, onSettings, saveSettings } from '../settings.js';
 
 const LANG_KEY = 'capicua.lang';
 
@@ -42,6 +43,15 @@ export function setLang(l) {
   for (const fn of listeners) fn(current);
 }
 
+// The player's language (settings.js: the same on each of their devices; null is the browser's).
+onSettings((now) => {
+  const want = now.lang || browserLang();
+  if (want === current) return;
+  current = want;
+  applyI18n();
+  for (const fn of listeners) fn(current);
+});
+
 export function onLangChange(fn) { listeners.add(fn); }
 
 /** Translate key with {param} substitution; falls back to Spanish, then the key. */
@@ -72,6 +82,12 @@ export function applyI18n(root = document) {
 /** Wire every [data-testid=lang-toggle] button on the page. */
 export function wireLangToggle(root = document) {
   for (const btn of root.querySelectorAll('[data-testid="lang-toggle"]')) {
-    btn.addEventListener('click', () => setLang(current === 'es' ? 'en' : 'es'));
+    btn.addEventListener('click', () => {
+      setLang(current === 'es' ? 'en' : 'es');
+      // The player's language when they chose one (settings.js): else this browser's own.
+      if (chosen('lang')) saveSettings({ lang: current });
+    });
   }
 }
+
+loadSettings();

@@ -5,6 +5,7 @@
 import { t } from '../i18n/index.js';
 import { svg } from '../tiles.js';
 import * as sound from '../sound.js';
+import { onSettings, saveSettings } from '../settings.js';
 import { $, h, fill } from '../dom.js';
 import { S, V, isPlayer, myTeam, partnership, teamOrder, teamLabel, connShown } from './state.js';
 import { renderTicker } from './effects.js';
@@ -127,10 +128,10 @@ function readToggle(key, dflt) {
   try { const v = localStorage.getItem(key); return v === null ? dflt : v === 'on'; } catch (_) { return dflt; }
 }
 $('subs-btn').addEventListener('click', () => {
-  const on = !readToggle('capicua.subs', true);
-  try { localStorage.setItem('capicua.subs', on ? 'on' : 'off'); } catch (_) { /* ignore */ }
+  saveSettings({ subtitles: !readToggle('capicua.subs', true) }); // kept here at once, then for the player's other devices
   renderToggles();
 });
+onSettings(renderToggles); // the player's subtitles as the server says them
 $('sound-btn').addEventListener('click', () => { sound.setSoundEnabled(!sound.soundEnabled()); renderToggles(); });
 $('seed-hash').addEventListener('click', () => {
   const pop = $('seed-pop');
