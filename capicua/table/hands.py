@@ -80,9 +80,11 @@ def deal_now(table: TableCore, conn: Conn, intent: protocol.DealNow, now: int, o
 
 
 def maybe_first_hand(table: TableCore, out: Outcome, now: int) -> None:
-    """A table against the neighbours deals its first hand once every player is here."""
-    humans = table.human_seats()
-    if table.status == "playing" and table.match.phase == "new" and all(table.seats[s].online for s in humans):
+    """A table against the neighbours deals its first hand once every player is here, or
+    has a stand-in (a player the parque seated who never came: timers.never_came)."""
+    humans = [table.seats[s] for s in table.human_seats()]
+    here = all(s.online or s.stood_in for s in humans) and (not humans or any(s.online for s in humans))
+    if table.status == "playing" and table.match.phase == "new" and here:
         table.commit(out, log.StartHand(tuple(table.online_humans()), at=now))
 
 

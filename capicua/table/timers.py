@@ -91,6 +91,11 @@ def _wanted(table: TableCore) -> dict[str, int]:
         for s in table.seats:
             if s.is_human and not s.online and s.controller == HUMAN and s.offline_since is not None:
                 wanted[f"grace:{s.seat}:{s.offline_since}"] = s.offline_since + table.grace * 1000
+        # A player seated by the parque's matcher who never came: the first deal waits for
+        # them as long as for a dropped player (counted from the opening), then their
+        # stand-in plays and the others need not wait.
+        for seat in never_came(table):
+            wanted[f"grace:{seat}:{table.created_at}"] = table.created_at + table.grace * 1000
         turn = turn_deadline(table)
         if turn is not None:
             wanted[f"turn:{table.seq}:{turn[0]}"] = turn[1]
@@ -105,6 +110,17 @@ def _wanted(table: TableCore) -> dict[str, int]:
     return wanted
 
 
+def never_came(table: TableCore) -> list[int]:
+    """Before a table's first deal, while someone is here: the human seats whose player has
+    not come yet (never online, no stand-in)."""
+    humans = [table.seats[s] for s in table.human_seats()]
+    if table.status != "playing" or table.match_number != 1 or table.match.phase != "new":
+        return []
+    if not any(s.online for s in humans):
+        return []
+    return [s.seat for s in humans if not s.online and s.offline_since is None and s.controller == HUMAN]
+
+
 def fired(table: TableCore, cmd: TimerFired, now: int, out: Outcome) -> None:
     """What a timer that ran out changes (nothing when the table moved on meanwhile)."""
     if table.armed_timers.pop(cmd.key, None) is None:
@@ -113,10 +129,12 @@ def fired(table: TableCore, cmd: TimerFired, now: int, out: Outcome) -> None:
     if name == "grace":
         seat, since = (int(x) for x in rest.split(":"))
         s = table.seats[seat]
-        if s.is_human and not s.online and s.offline_since == since and s.controller == HUMAN:
+        gone = s.is_human and not s.online and s.offline_since == since and s.controller == HUMAN
+        if gone or (seat in never_came(table) and since == table.created_at):
             table.commit(out, log.Timer("grace", seat, at=now))
             table.commit(out, log.Controller(seat, STAND_IN, at=now))
             hands.maybe_next_hand(table, out, now)  # the others need not wait for a stand-in's "ready"
+            hands.maybe_first_hand(table, out, now)  # ... nor for one who never came to deal
     elif name == "away":
         seat, since = (int(x) for x in rest.split(":"))
         presence.away(table, seat, since, now, out)

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import random
 
+from tablesim import Sim, bot, human
+
 from capicua.engine.rules import make_rules
+from capicua.table.commands import Reopen
 from capicua.table.matchmaking import WAITS, Group, Waiting, match, seat_order
 
 
@@ -63,3 +66,37 @@ def test_random_queues_put_nobody_in_two_groups_and_keep_each_choice() -> None:
             if len(g.players) < n:  # neighbours at this table: everyone accepts them, and one's wait ran out
                 assert all(by_id[p].wait_s is not None for p in g.players)
                 assert any(by_id[p].due(now) for p in g.players)
+
+
+# ------------------------------------------------------------ a matched table whose player never came
+
+
+def matched_table() -> Sim:
+    """Two strangers the matcher seated (seats 0 and 1) and two neighbours, as plan_tables opens it."""
+    return Sim([human(0, "Ana", "p_ana"), human(1, "Beto", "p_beto", "cuca"), bot(2, "Pancho", "pancho"),
+                bot(3, "Yoli", "yoli")], grace=30)
+
+
+def test_the_first_deal_waits_a_grace_window_for_a_player_who_never_came_then_the_stand_in_plays() -> None:
+    sim = matched_table()
+    out = sim.join(1, "p_ana", "Ana")
+    assert "start_hand" not in [e.op for e in out.entries]  # Beto is not here yet
+    sim.advance(29_000)
+    assert sim.core.match.phase == "new"
+    sim.advance(1_000)  # the table's grace (30 s from its opening) ran out
+    ops = [e["op"] for e in sim.log]
+    assert ops[-3:] == ["timer", "controller", "start_hand"] and sim.core.seats[1].stood_in
+    assert sim.log[-1]["present"] == [0]
+    sim.join(2, "p_beto", "Beto")  # late: Beto takes his seat back from the stand-in
+    assert not sim.core.seats[1].stood_in and sim.core.seats[1].online
+
+
+def test_the_first_deal_goes_at_once_when_both_come_and_nothing_runs_while_nobody_is_there() -> None:
+    sim = matched_table()
+    sim.join(1, "p_ana", "Ana")
+    out = sim.join(2, "p_beto", "Beto")
+    assert [e.op for e in out.entries][-1] == "start_hand" and sim.timers == {}
+    alone = matched_table()
+    alone.send(Reopen())  # loaded: the timers it waits for are asked for
+    alone.advance(120_000)  # nobody came: no stand-in deals for an empty table
+    assert [e["op"] for e in alone.log] == ["open"] and alone.timers == {}
