@@ -171,3 +171,22 @@ def test_four_strangers_land_at_one_table_that_the_parque_lists_to_watch(client:
     assert set(around["Ana"]) == {"player", "nickname", "level"} and around["Ana"]["level"]["number"] == 0
     at_table = join(client, "Ana", token=tokens[0], wait=30)
     assert at_table.status_code == 409 and at_table.json()["error"]["code"] == "at_a_table"
+
+
+def test_a_store_that_fails_is_503_unavailable_and_no_traceback(client: TestClient, monkeypatch: pytest.MonkeyPatch,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    from sqlalchemy.exc import OperationalError
+
+    token = join(client, "Fela", wait=None).json()["token"]
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise OperationalError("SELECT 1", {}, Exception("the disk is gone"))
+
+    monkeypatch.setattr(parque.queue, "poll", failing)
+    monkeypatch.setattr(parque.parque, "listing", failing)
+    for r in (client.get("/api/parque/queue", headers=bearer(token)), client.get("/api/parque")):
+        assert r.status_code == 503 and r.json()["error"]["code"] == "unavailable", r.text
+        assert int(r.headers["Retry-After"]) >= 1
+    assert "Traceback" not in caplog.text
+    monkeypatch.undo()
+    assert client.delete("/api/parque/queue", headers=bearer(token)).status_code == 200

@@ -33,9 +33,10 @@ from capicua.engine.rules import PRESETS
 from capicua.server.gateway.identity import Guest
 from capicua.server.http.body import MAX_BODY, read_json_body
 from capicua.server.http.deps import Deps
-from capicua.server.http.errors import HttpError, too_fast
+from capicua.server.http.errors import HttpError, too_fast, unavailable
 from capicua.server.http.guests import nickname_of, token_of
 from capicua.server.http.viewer import bearer_token
+from capicua.server.ports import LogUnavailable
 from capicua.store import parque, presence, queue, standings
 from capicua.table.matchmaking import WAITS
 from capicua.table.protocol import table_id_ok
@@ -103,18 +104,21 @@ def routes(deps: Deps) -> list[BaseRoute]:
         if wait not in WAITS or type(wait) not in (int, type(None)):
             raise HttpError(400, "malformed", "wait is 30, 60, 120 or null (never)", field="wait")
         address = deps.addresses.key(request.client, request.headers.getlist("x-forwarded-for"))
-        known = await deps.guests.find(token)
-        keys = {"queue_per_guest": known.player} if known is not None else {"guests_per_address": address}
-        refused = await deps.budgets.take(keys)
-        if refused is not None:
-            raise too_fast(deps.limits, refused)
-        guest, token = await deps.guests.sign_in(nickname, token)
+        try:
+            known = await deps.guests.find(token)
+            keys = {"queue_per_guest": known.player} if known is not None else {"guests_per_address": address}
+            refused = await deps.budgets.take(keys)
+            if refused is not None:
+                raise too_fast(deps.limits, refused)
+            guest, token = await deps.guests.sign_in(nickname, token)
+        except LogUnavailable as exc:
+            raise unavailable(request, exc) from None
         if known is None:
             await deps.budgets.count("queue_per_guest", guest.player)
         level = (await _ask(standings.levels_of, deps.store, [guest.player]))[guest.player]["number"]
         await _ask(queue.join, deps.store, guest.player, guest.nickname, level, preset, wait)
-        state = await _ask(queue.poll, deps.store, guest.player)
-        return JSONResponse({**state, "token": token}, headers=ASKER_HEADERS)
+        turn = await _ask(queue.poll, deps.store, guest.player)
+        return JSONResponse({**turn, "token": token}, headers=ASKER_HEADERS)
 
     async def state(request: Request) -> Response:
         guest = await _asker(request, deps)
@@ -162,7 +166,10 @@ def _now() -> datetime:
 async def _asker(request: Request, deps: Deps) -> Guest:
     """The guest of the request's bearer token (401 without one or for a token no guest has)."""
     token = bearer_token(request)
-    guest = None if token is None else await deps.guests.find(token)
+    try:
+        guest = None if token is None else await deps.guests.find(token)
+    except LogUnavailable as exc:
+        raise unavailable(request, exc) from None
     if guest is None:
         raise HttpError(401, "unknown_token", "say who you are: Authorization: Bearer TOKEN", field="authorization")
     return guest
