@@ -106,6 +106,14 @@ def test_two_strangers_meet_at_one_table_with_two_neighbours_and_a_third_watches
     shoot(phone, "parque-360.png", 360)
     phone_ctx.close()
 
+    # The home page's panel shows the parque in brief, with the same tables.
+    watcher.goto(f"{srv.base}/")
+    panel = watcher.locator('[data-testid="pq-panel"]')
+    panel.locator(f'[data-testid="pq-playing"][data-table="{table_id}"]').wait_for(timeout=GUARD_MS)
+    assert panel.locator(f'[data-testid="pq-waiting"][data-table="{made["table_id"]}"]').count() == 1
+    watcher.goto(f"{srv.base}/parque")
+    row.wait_for(timeout=GUARD_MS)
+
     hellos: list[str] = []
     watcher.on("websocket", lambda ws: ws.on("framesent", lambda payload: hellos.append(str(payload))))
     row.locator('[data-testid="pq-watch"]').click()
