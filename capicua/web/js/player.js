@@ -261,7 +261,7 @@ function keyCard() {
     ] : null,
     P.keyError ? h('p', { class: 'small pf-error', 'data-testid': 'key-error', 'data-code': P.keyError,
       text: t(P.keyError === 'too_fast' ? 'key.err.too_fast' : 'key.err.other') }) : null,
-    h('button', { type: 'button', class: 'btn btn-primary', 'data-testid': 'key-make', text: t('key.make'), onclick: makeKey }));
+    h('button', { type: 'button', class: 'btn btn-primary', 'data-testid': 'key-make', text: t(P.key ? 'key.again' : 'key.make'), onclick: makeKey }));
 }
 
 async function loadDevices() {

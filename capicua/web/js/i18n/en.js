@@ -669,6 +669,7 @@ export default {
   'key.title': 'Take your player with you',
   'key.what': 'Open this key on another phone or computer and that browser becomes this same player: level, rating, achievements and matches. No account, no email.',
   'key.make': 'Make a key',
+  'key.again': 'Make another key',
   'key.link': "The key's link",
   'key.copy': 'Copy',
   'key.copied': 'Copied!',

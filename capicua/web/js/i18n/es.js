@@ -671,6 +671,7 @@ export default {
   'key.title': 'Llévate tu jugador',
   'key.what': 'Abre esta llave en otro teléfono o computadora y ese navegador será este mismo jugador: el nivel, la puntuación, los logros y las partidas. Sin cuenta y sin correo.',
   'key.make': 'Hacer una llave',
+  'key.again': 'Hacer otra llave',
   'key.link': 'Enlace de la llave',
   'key.copy': 'Copiar',
   'key.copied': '¡Copiado!',
