@@ -3,7 +3,8 @@ makes a key on their profile (a link and a QR code drawn in the page), a second
 browser context opens the link and becomes the same player — the same profile
 (level, rating, matches) and the same settings, changed on the first one's panel —
 and the first signs the second out. The QR drawn is held to the `qrcode` package's
-modules for the link. Screenshots: artifacts/key-1280.png, key-360.png."""
+modules for the link. Screenshots: artifacts/key-1280.png, key-360.png,
+profile-mine-360.png (the key, the devices and the settings)."""
 
 from __future__ import annotations
 
@@ -111,6 +112,7 @@ def test_a_key_link_carries_the_player_and_their_settings_to_a_second_browser(br
     assert_no_hscroll(second, 360)
     second.locator('[data-testid="pf-key"]').scroll_into_view_if_needed()
     shot(second, "key-360.png")
+    second.locator(".pf-mine").screenshot(path=str(web.ARTIFACTS / "profile-mine-360.png"))
 
     # The first signs the second out: it is nobody there any more (its profile reads as anyone's).
     first.reload()
