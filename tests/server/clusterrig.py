@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from conftest import WSClient, drive
+from conftest import WSClient
 from haproxyserver import HaproxyServer
 from prometheus_client.parser import text_string_to_metric_families
 from serveprocess import ServeProcess
@@ -210,9 +210,17 @@ class Committed:
         self.seq = core.seq
         self.core = core
 
-    def plays(self) -> list[tuple[int, str]]:
-        """The actions written, as (seat, action): one of them twice would be an action doubled."""
-        return [(e["seat"], json.dumps(e["action"], sort_keys=True)) for e in self.entries if e["op"] == "action"]
+    def plays(self) -> list[tuple[int, int, str]]:
+        """The actions written, as (hand, seat, action), ``hand`` counting the hands dealt
+        (of every match): a tile is played once in a hand, so one of them twice would be
+        an action doubled."""
+        out: list[tuple[int, int, str]] = []
+        hand = 0
+        for e in self.entries:
+            hand += e["op"] == "start_hand"
+            if e["op"] == "action":
+                out.append((hand, e["seat"], json.dumps(e["action"], sort_keys=True)))
+        return out
 
     def ops(self) -> list[str]:
         return [e["op"] for e in self.entries]
@@ -316,7 +324,7 @@ def table_of_one(cluster: Cluster, nickname: str, node: str | None = None) -> Se
         assert player.hello(tid, t["token"])["type"] == "welcome"
         watcher.send({"type": "hello", "table": tid, "watch": True})
         assert watcher.until(lambda f: f["type"] in ("welcome", "error"))["type"] == "welcome"
-        drive(player, lambda f: f["type"] == "events" and player.my_turn() and played(player) > 0)
+        drive_on(player, lambda f: f["type"] == "events" and player.my_turn() and played(player) > 0)
     except BaseException:
         seated.close()
         raise
@@ -333,7 +341,40 @@ def played(c: WSClient, after: int = 0) -> int:
 def plays_on(c: WSClient, moves: int = 2) -> None:
     """``c`` plays ``moves`` more tiles of hers (the hand, or the next, goes on)."""
     after = c.seq
-    drive(c, lambda f: played(c, after) >= moves)
+    drive_on(c, lambda f: played(c, after) >= moves)
+
+
+def drive_on(c: WSClient, stop: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """``c`` plays its turns (first legal move), says next_hand after each hand and
+    "Otra partida" after each match, until a frame it reads satisfies ``stop`` (it
+    acts first on the view it holds). Unlike conftest's ``drive`` it plays on across
+    matches (a hand can end one: a blocked hand's points may pass the target, and the
+    hand numbers start again). Each thing is said once per seq it answers; a welcome
+    (a hello said again: whatever was not answered is lost) lets it say them again."""
+    answered: set[tuple[str, int]] = set()
+    f: dict[str, Any] | None = None
+    while True:
+        if f is not None:
+            if stop(f):
+                return f
+            if f["type"] == "error":
+                raise AssertionError(f"unexpected error {f}")
+            if f["type"] == "welcome":
+                answered.clear()
+        v = c.view
+        if v is not None and (f is None or f["type"] in ("events", "sync")):
+            if c.my_turn():
+                said: tuple[str, dict[str, Any]] = ("play", {"type": "play", "seq": c.seq, **v["legal"][0]})
+            elif v["phase"] == "hand_over":
+                said = ("next_hand", {"type": "next_hand", "seq": c.seq})
+            elif v["phase"] == "match_over":
+                said = ("rematch", {"type": "rematch"})
+            else:
+                said = ("", {})
+            if said[0] and (said[0], c.seq) not in answered:
+                answered.add((said[0], c.seq))
+                c.send(said[1])
+        f = c.recv()
 
 
 def held_to_the_log(cluster: Cluster, seated: Seated) -> Committed:
