@@ -208,7 +208,6 @@ class Committed:
                 self.hands[core.seq] = None if hand is None else Hand(
                     m.phase, [set(map(tuple, h)) for h in hand.hands], set(map(tuple, hand.boneyard)))  # type: ignore[arg-type]
         self.seq = core.seq
-        self.core = core
 
     def plays(self) -> list[tuple[int, int, str]]:
         """The actions written, as (hand, seat, action), ``hand`` counting the hands dealt
