@@ -11,7 +11,9 @@ measures for ``--seconds``:
   sockets, the loop and the load generator set);
 - events and frames per second, refused intents;
 - the server's and the load generator's CPU (percent of one core) and the
-  server's memory, per table.
+  server's memory, per table; events per CPU-second of the server's process
+  (its bot pool's workers apart): the server's cost per event, the figure that
+  decides how many tables one process holds.
 
 A guest thinks ``--think`` seconds before each move and before "Siguiente
 mano", and asks for "Otra partida" when a match ends, so the load holds
@@ -400,6 +402,7 @@ async def ramp(args: argparse.Namespace, emit: Emit) -> dict[str, Any]:
                     step = {
                         **step_row(n, stats, dt, server.rss_kb(), base_rss),
                         "server_cpu_pct": round(100 * server_cpu / dt, 1),
+                        "events_per_server_cpu_s": round(stats.events / server_cpu, 1) if server_cpu > 0 else None,
                         "bot_pool_cpu_pct": round(100 * pool_cpu / dt, 1),
                         "generator_cpu_pct": round(100 * generator_cpu / dt, 1),
                     }
@@ -466,7 +469,7 @@ async def idle_memory(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-COLUMNS = 12
+COLUMNS = 13
 
 
 def render_header(args: argparse.Namespace) -> str:
@@ -477,8 +480,8 @@ def render_header(args: argparse.Namespace) -> str:
         "is off while it measures)",
         "",
         "| tables | plays | play→event p50 / p95 / p99 ms | ping p50 / p99 ms | events/s | frames/s | errors "
-        "| server CPU % | bot pool CPU % | generator CPU % | server RSS MB | KB/table |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| server CPU % | events per server CPU-s | bot pool CPU % | generator CPU % | server RSS MB | KB/table |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ])
 
 
@@ -489,7 +492,7 @@ def render_step(s: dict[str, Any]) -> str:
     return (
         f"| {s['tables']} | {s['plays']} | {lat['p50']} / {lat['p95']} / {lat['p99']} | "
         f"{ping['p50']} / {ping['p99']} | {s['events_per_s']} | {s['frames_per_s']} | {s['errors']} | "
-        f"{s['server_cpu_pct']} | {s['bot_pool_cpu_pct']} | {s['generator_cpu_pct']} | "
+        f"{s['server_cpu_pct']} | {s['events_per_server_cpu_s']} | {s['bot_pool_cpu_pct']} | {s['generator_cpu_pct']} | "
         f"{s['server_rss_mb']} | {s['kb_per_table']} |"
     )
 

@@ -54,6 +54,7 @@ def test_a_failing_step_is_a_row_after_the_rows_before_it() -> None:
     measured, failed = rows
     cells = [c.strip() for c in measured.strip("|").split("|")]
     assert cells[0] == "1" and int(cells[1]) >= 0 and cells[4].replace(".", "").isdigit()  # plays, events/s
+    assert cells[8].replace(".", "").isdigit()  # events per server CPU-second
     assert failed.startswith("| 6 | failed: ") and "did not open" in failed and "503" in failed
     assert "Traceback" not in done.stderr
 
