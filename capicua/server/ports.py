@@ -208,10 +208,12 @@ class Clock(Protocol):
 class BotPool(Protocol):
     def ask(
         self, level: str, view: dict[str, Any], seed: int, answer: Callable[[dict[str, Any]], None],
+        pause: bool = True,
     ) -> TimerHandle:
         """Ask a bot for its action in ``view``; ``answer`` gets the action (JSON) on the
         loop later, or ``{}`` when the bot failed or took too long. Cancelling the
-        handle means no answer."""
+        handle means no answer. ``pause``: the answer waits the neighbour's thinking
+        pause (not when the turn is asked again after the table moved process)."""
 
 
 class GuestBook(Protocol):

@@ -372,7 +372,7 @@ class TableShell:
                 self._bot_tasks.discard(handle)
             self.post(BotAnswer(key, action))
 
-        handle = self.bots.ask(eff.level, eff.view, eff.seed, answer)
+        handle = self.bots.ask(eff.level, eff.view, eff.seed, answer, pause=not eff.again)
         self._bot_tasks.add(handle)
 
     async def _fail(self, code: Code, message: str) -> None:

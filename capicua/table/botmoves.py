@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 def settle(table: TableCore, out: Outcome) -> None:
     """Ask the bot pool for the seat on turn, once, when no player plays it now."""
+    again, table.ask_again = table.ask_again, False
     ask = _wanted(table)
     if ask is None or ask[0] == table.asked_bot:
         return
@@ -35,7 +36,7 @@ def settle(table: TableCore, out: Outcome) -> None:
     assert hand is not None
     src = f"capicua/bot/{m.seed}/{hand.number}/{len(hand.actions)}/{seat}"
     seed = int.from_bytes(hashlib.sha256(src.encode()).digest()[:8], "big")
-    out.effects.append(AskBot(key, seat, level, m.view(seat), seed))
+    out.effects.append(AskBot(key, seat, level, m.view(seat), seed, again))
 
 
 def _wanted(table: TableCore) -> tuple[str, int, str] | None:

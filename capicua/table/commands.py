@@ -74,6 +74,9 @@ class AskBot:
     level: str
     view: dict[str, Any]
     seed: int
+    # Asked again after the table moved to this process (a takeover, a drain's handover):
+    # the neighbour's thinking pause already ran on the process before, so none now.
+    again: bool = False
 
 
 @dataclass(frozen=True, slots=True)

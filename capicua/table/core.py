@@ -160,6 +160,7 @@ class TableCore:
         self.handed_over = False  # the last entry is a ``handover``: loaded, the seats keep their presence
         self.armed_timers: dict[str, int] = {}  # timers the shell runs, by key, and when they fire (timers.settle)
         self.asked_bot: str | None = None  # the key of the move the bot pool was asked for (botmoves.settle)
+        self.ask_again = False  # the next bot asked is a turn in flight when the table moved here
         self.table_told_at = 0  # when the last table frame was sent
         self._last_table: tuple[Any, ...] = ()  # what the last table state sent showed
         self._last_table = self._table_key()
@@ -272,6 +273,7 @@ class TableCore:
                 self.armed_timers.clear()
                 self.asked_bot = None
                 if isinstance(cmd, TakeOver) or self.handed_over:
+                    self.ask_again = True
                     if self.handed_over:  # a turn that ran out while its page came back: a moment more
                         self.resume_floor = max(self.resume_floor, now + timers.RESUME_MIN_MS)
                     presence.taken_over(self, now)

@@ -67,3 +67,28 @@ def test_levels_that_never_search_decide_on_the_loop_and_the_others_in_the_pool(
     assert QUICK_LEVELS == {"random", "botagorda", "medio"}
     assert asyncio.run(ask("experto")) == {}  # the pool failed: no move, the table plays on
     assert executor.submitted == ["experto"]
+
+
+def test_a_turn_asked_again_after_the_table_moved_waits_no_thinking_pause() -> None:
+    """A neighbour thinks 0.6–1.5 s before it plays; a turn asked again on the process that
+    took the table over already waited that on the dead one (``pause=False``)."""
+    from capicua.server.adapters.botpool import PoolBots
+
+    match = Match(make_rules("cubano"), seed="again")
+    match.start_hand()
+    assert match.turn is not None
+    view = match.view(match.turn)
+    level = sorted(QUICK_LEVELS)[0]
+
+    async def answered_after(pause: bool) -> float:
+        loop = asyncio.get_running_loop()
+        heard: asyncio.Future[float] = loop.create_future()
+        started = loop.time()
+        PoolBots(None, (30.0, 30.0)).ask(level, view, 5, lambda _: heard.set_result(loop.time() - started), pause)
+        try:
+            return await asyncio.wait_for(heard, 0.5)
+        except TimeoutError:
+            return float("inf")
+
+    assert asyncio.run(answered_after(False)) < 0.5
+    assert asyncio.run(answered_after(True)) == float("inf")  # the 30 s pause: still thinking

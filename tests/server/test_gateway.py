@@ -33,7 +33,7 @@ GATEWAY_MAY_IMPORT = ("capicua.server.ports", "capicua.table.protocol", "capicua
 
 
 class _NoBots:
-    def ask(self, level: str, view: dict[str, Any], seed: int, answer: Any) -> Any:
+    def ask(self, level: str, view: dict[str, Any], seed: int, answer: Any, pause: bool = True) -> Any:
         return asyncio.get_running_loop().call_later(3600, lambda: None)
 
 

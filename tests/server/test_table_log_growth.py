@@ -224,7 +224,7 @@ def test_the_others_need_not_wait_for_a_player_who_left_after_the_hand() -> None
 
 
 class _NoBots:
-    def ask(self, level: str, view: dict[str, Any], seed: int, answer: Any) -> Any:
+    def ask(self, level: str, view: dict[str, Any], seed: int, answer: Any, pause: bool = True) -> Any:
         return asyncio.get_running_loop().call_later(3600, lambda: None)
 
 

@@ -131,7 +131,7 @@ class DrivenClock:
 
 
 class _NoBots:
-    def ask(self, level: str, view: dict[str, Any], seed: int, answer: Any) -> Any:
+    def ask(self, level: str, view: dict[str, Any], seed: int, answer: Any, pause: bool = True) -> Any:
         return asyncio.get_running_loop().call_later(3600, lambda: None)
 
 

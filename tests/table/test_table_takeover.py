@@ -10,7 +10,8 @@ import copy
 
 from tablesim import Sim, human, replayed
 
-from capicua.table.commands import AskBot, Reopen, StartTimer, TakeOver
+from capicua.bots import decide
+from capicua.table.commands import AskBot, BotAnswer, Reopen, StartTimer, TakeOver
 from capicua.table.core import CoreConfig
 from capicua.table.protocol import Join, Leave
 
@@ -94,6 +95,16 @@ def test_a_bot_turn_in_flight_is_asked_again() -> None:
     new = taken_over(sim, 2_000)  # the old owner died before the bot answered
     again = [e for e in new.outcomes[-1].effects if isinstance(e, AskBot)]
     assert [(e.seat, e.view) for e in again] == [(asked.seat, asked.view)]
+    # Its thinking pause ran on the dead owner: asked again without one (the failover's
+    # time to the next event), and only that turn: the next neighbour thinks as ever.
+    assert not asked.again and again[0].again
+    ask = new.asks.pop(0)
+    new.send(BotAnswer(ask.key, decide("random", ask.view, ask.seed)))
+    while new.core.match.turn not in (2, 3):
+        seat = new.core.match.turn
+        assert seat is not None and not new.asks
+        new.play_first_legal(10 + seat, seat)
+    assert new.asks and not any(a.again for a in new.asks)
 
 
 def test_a_gap_refilled_by_leaving_and_saying_hello_again_logs_nothing() -> None:

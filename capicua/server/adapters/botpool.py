@@ -75,23 +75,24 @@ class PoolBots:
 
     def ask(
         self, level: str, view: dict[str, Any], seed: int, answer: Callable[[dict[str, Any]], None],
+        pause: bool = True,
     ) -> TimerHandle:
         loop = asyncio.get_running_loop()
-        pause = self.pause()
+        wait = self.pause() if pause else 0.0
         if level in self.quick:
-            return loop.call_later(pause, answer, self._decide_here(level, view, seed))
-        task = loop.create_task(self._pooled(level, view, seed, pause))
+            return loop.call_later(wait, answer, self._decide_here(level, view, seed))
+        task = loop.create_task(self._pooled(level, view, seed, wait))
         task.add_done_callback(lambda t: None if t.cancelled() else answer(t.result()))
         return TaskHandle(task)
 
-    async def decide(self, level: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
+    async def decide(self, level: str, view: dict[str, Any], seed: int, pause: bool = True) -> dict[str, Any]:
         """The answer :meth:`ask` gives, awaited."""
-        pause = self.pause()
+        wait = self.pause() if pause else 0.0
         if level in self.quick:
             action = self._decide_here(level, view, seed)
-            await asyncio.sleep(pause)
+            await asyncio.sleep(wait)
             return action
-        return await self._pooled(level, view, seed, pause)
+        return await self._pooled(level, view, seed, wait)
 
     def pause(self) -> float:
         """Seconds an answer waits at least after its ask (a neighbour is not instant)."""

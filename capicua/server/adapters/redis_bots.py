@@ -152,26 +152,27 @@ class RedisBots:
 
     def ask(
         self, level: str, view: dict[str, Any], seed: int, answer: Callable[[dict[str, Any]], None],
+        pause: bool = True,
     ) -> TimerHandle:
         if level in self.local.quick:
-            return self.local.ask(level, view, seed, answer)
-        task = asyncio.get_running_loop().create_task(self.decide(level, view, seed))
+            return self.local.ask(level, view, seed, answer, pause)
+        task = asyncio.get_running_loop().create_task(self.decide(level, view, seed, pause))
         task.add_done_callback(lambda t: None if t.cancelled() else answer(t.result()))
         return TaskHandle(task)
 
-    async def decide(self, level: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
+    async def decide(self, level: str, view: dict[str, Any], seed: int, pause: bool = True) -> dict[str, Any]:
         """The answer :meth:`ask` gives, awaited."""
         if level in self.local.quick:
-            return await self.local.decide(level, view, seed)
+            return await self.local.decide(level, view, seed, pause)
         loop = asyncio.get_running_loop()
         asked_at = loop.time()
-        answer_at = asked_at + self.local.pause()
+        answer_at = asked_at + (self.local.pause() if pause else 0.0)
         job = uuid.uuid4().hex
         waiting = self._waiting[job] = loop.create_future()
         try:
             if not await self._queue(job, level, view, seed):
                 self.counts["local"] += 1
-                return await self.local.decide(level, view, seed)
+                return await self.local.decide(level, view, seed, pause)
             self._start_reading()  # the answer waits in the reply list until read
             queued = metrics.BotWait()  # the workers' queue: asked, not yet answered
             action: dict[str, Any]
