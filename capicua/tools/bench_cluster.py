@@ -19,8 +19,10 @@ Then the failover (``--kills``): with ``--failover-tables`` tables playing on
 two processes, the owner of a table (its row in ``table_leases``) is killed
 (SIGKILL, its process group: the server and its bot pool) and the time from
 the kill to the next events frame on that table is measured, beside the time
-to the new owner's welcome to the guest (the table runs again; its next event
-then waits for a neighbour's delay or the guest's thinking); the guests act
+to the new owner's welcome to the guest (the table runs again). A neighbour's
+turn in flight is asked again with no thinking pause (it waited it on the dead
+owner), and a guest's thinking goes on across its reconnection as a person's
+does (a play lost with its socket is made again at once); the guests act
 as the page does (a closed socket reconnects through the balancer and says
 hello with the last seq it heard), and the killed process is started again
 before the next kill. Afterwards each measured table's log is compared with
@@ -256,6 +258,10 @@ class FollowingGuest(Guest):
         self.frame_seen = asyncio.Event()  # set by every events frame (the failover's clock stops on it)
         self.welcomed = asyncio.Event()  # set by a welcome (an owner answered its hello)
         self.welcomed_at = 0.0  # perf_counter of the first welcome since the event was cleared
+        self.thought_until = 0.0  # perf_counter: when the thinking under way ends
+        # A person's thinking goes on while the page reconnects: when it ends, carried over
+        # (None: nothing was under way); a play lost with its socket is decided already.
+        self.carried_until: float | None = None
 
     def _frame(self, f: dict[str, Any]) -> None:
         if f.get("type") == "welcome":
@@ -268,6 +274,15 @@ class FollowingGuest(Guest):
                     self.resent_differently += 1
             self.frame_seen.set()
         super()._frame(f)
+
+    def _thinking(self) -> float:
+        now = time.perf_counter()
+        if self.carried_until is not None:
+            seconds, self.carried_until = max(0.0, self.carried_until - now), None
+        else:
+            seconds = super()._thinking()
+        self.thought_until = now + seconds
+        return seconds
 
     async def _act_later(self) -> None:
         plays = self.stats.plays
@@ -284,9 +299,13 @@ class FollowingGuest(Guest):
             if self.stopped:
                 return
             # The socket closed (its process died): reconnect through the balancer, as the page does.
+            now = time.perf_counter()
             if self.pending is not None:
+                self.carried_until = self.thought_until
                 self.pending.cancel()
                 self.pending = None
+            if self.sent_at is not None:
+                self.carried_until = now  # the play, decided, is made again as soon as the page allows
             self.sent_at = None  # a play in flight may be lost with its socket: not waited for
             while not self.stopped:
                 await asyncio.sleep(0.25)
@@ -308,7 +327,7 @@ class FollowingGuest(Guest):
 class Failover:
     times_s: list[float] = field(default_factory=list)
     # kill → the new owner's welcome to the guest (its table runs again; the next event
-    # then waits for the bot delay or the guest's thinking, the human pace)
+    # then waits for what is left of the guest's thinking, if it is the guest's turn)
     back_s: list[float] = field(default_factory=list)
     stalled: int = 0  # kills after which the table sent nothing within --failover-wait
     skipped: int = 0  # no table with a live lease to kill the owner of

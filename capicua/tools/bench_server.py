@@ -182,8 +182,12 @@ class Guest:
         if mine or v["phase"] in ("hand_over", "match_over"):
             self.pending = asyncio.get_running_loop().create_task(self._act_later())
 
+    def _thinking(self) -> float:
+        """Seconds the guest thinks before its next move."""
+        return self.think * self.rng.uniform(0.75, 1.25)
+
     async def _act_later(self) -> None:
-        await asyncio.sleep(self.think * self.rng.uniform(0.75, 1.25))
+        await asyncio.sleep(self._thinking())
         self.pending = None
         v = self.view
         if v is None:
