@@ -263,10 +263,14 @@ class WSClient:
 
 
 def drive(c: Any, stop: Any, choose: Any = None) -> dict[str, Any]:
-    """Play seat ``c``'s turns (first legal move, or ``choose(view)``) and say
-    next_hand after each hand until a frame satisfies ``stop``."""
+    """Play seat ``c``'s turns (first legal move, or ``choose(view)``), say next_hand
+    after each hand and "Otra partida" after each match, until a frame satisfies
+    ``stop``. Each is said once per hand and once per match end: hand numbers start
+    again with a match, and a hand can end one (a blocked hand's points may pass the
+    target)."""
     waiting = False
-    next_sent: set[int] = set()
+    next_sent: set[int] = set()  # the hands of this match "Siguiente mano" was said after
+    rematch_sent = False
     held = c.view is not None  # act first on the view already held, if any
     while True:
         if held:
@@ -292,3 +296,10 @@ def drive(c: Any, stop: Any, choose: Any = None) -> dict[str, Any]:
         if v["phase"] == "hand_over" and v["hand_number"] not in next_sent:
             next_sent.add(v["hand_number"])
             c.send({"type": "next_hand", "seq": c.seq})
+        if v["phase"] == "match_over":
+            next_sent.clear()
+            if not rematch_sent:
+                rematch_sent = True
+                c.send({"type": "rematch"})
+        else:
+            rematch_sent = False

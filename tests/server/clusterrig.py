@@ -216,7 +216,7 @@ class Committed:
         out: list[tuple[int, int, str]] = []
         hand = 0
         for e in self.entries:
-            hand += e["op"] == "start_hand"
+            hand += e["op"] in ("start", "start_hand", "rematch")  # each deals a hand
             if e["op"] == "action":
                 out.append((hand, e["seat"], json.dumps(e["action"], sort_keys=True)))
         return out
