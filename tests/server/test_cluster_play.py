@@ -5,6 +5,8 @@ free ports and shared by the module (tests/server/clusterrig.py).
 - Four players of one table and a spectator, their sockets spread by the balancer over
   the three processes, play a hand: every socket hears the same committed events, none
   missing, and no frame any process delivered carries a tile of another seat's hand.
+- Four strangers who press "Jugar con gente" (issue 24) through different processes
+  are seated once, at one table, which players on different processes then join.
 - (The owner stopped past its lease: test_cluster_pause.py, a cluster of its own.)
 - Redis restarted mid-hand (killed by its PID, an empty one started on the same
   port): the table goes on, nothing lost or doubled.
@@ -17,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from clusterrig import (
     Cluster,
@@ -27,6 +30,7 @@ from clusterrig import (
     played,
     plays_on,
     table_of_one,
+    until,
 )
 from conftest import WSClient
 from pgserver import PgServer
@@ -111,6 +115,46 @@ def test_four_players_on_three_processes_hear_the_same_events_and_no_other_hand(
 
 
 # ------------------------------------------------------------ faults mid-hand
+
+
+def test_four_strangers_queued_on_three_processes_land_at_one_table_any_process_runs(cluster: Cluster) -> None:
+    """"Jugar con gente" in cluster mode (issue 24): the queue is in the store and every
+    process runs the matcher, so strangers who queue and poll through different processes
+    are seated once, at one table, which a socket on any process then joins."""
+    nodes = sorted(cluster.servers)
+    names = ("Elsa", "Fito", "Gema", "Hugo")
+    tokens: list[str] = []
+    for i, name in enumerate(names):
+        r = httpx.post(cluster.servers[nodes[i % len(nodes)]].base + "/api/parque/queue",
+                       json={"nickname": name, "wait": None}, timeout=10)
+        assert r.status_code in (200, 201), r.text
+        tokens.append(r.json()["token"])
+
+    def seated() -> list[dict[str, Any]] | None:
+        # Each polls through another process than the one it joined on (a page's poll
+        # goes wherever the balancer sends it); an unpolled entry would be dropped.
+        states = [httpx.get(cluster.servers[nodes[(i + 1) % len(nodes)]].base + "/api/parque/queue",
+                            headers={"Authorization": f"Bearer {t}"}, timeout=10).json()
+                  for i, t in enumerate(tokens)]
+        return states if all(s["state"] == "seated" for s in states) else None
+
+    states = until(seated, "the matcher seats the four strangers")
+    assert len({s["table_id"] for s in states}) == 1  # one table, each seated once
+    tid = states[0]["table_id"]
+    # The matcher wrote the table; the first hello loads it where it lands, and a player
+    # on another process than that owner joins it there.
+    first = cluster.socket_at(nodes[0])
+    opened = [first]
+    try:
+        assert first.hello(tid, tokens[0])["type"] == "welcome"
+        owner, _ = cluster.owner(tid)
+        second = cluster.socket_at(next(n for n in nodes if n != owner))
+        opened.append(second)
+        welcome = second.hello(tid, tokens[1])
+        assert welcome["type"] == "welcome" and welcome["seat"] is not None  # a player, not watching
+    finally:
+        for c in opened:
+            c.close()
 
 
 def test_a_redis_restart_mid_hand_loses_and_doubles_nothing(cluster: Cluster) -> None:
