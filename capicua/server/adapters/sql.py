@@ -170,22 +170,37 @@ class StoreLog:
     # A writer thread: group commit of what waits in its shard.
     def _write_loop(self, pending: queue.SimpleQueue[_Pending | None]) -> None:
         while True:
-            item = pending.get()
+            item = pending.get()  # idle: the next append wakes this thread
             if item is None:
                 return
-            if self.linger_s:
-                time.sleep(self.linger_s)  # the appends of the next moments join this commit
             batch = [item]
-            while len(batch) < self.max_batch:
-                try:
-                    nxt = pending.get_nowait()
-                except queue.Empty:
+            # Busy: linger, take what came, commit, and again, until a linger brings
+            # nothing. The appends made meanwhile find no writer blocked on the queue,
+            # so they wake nobody (a wake-up held the loop ~60 us at 1,000 tables).
+            while True:
+                if self.linger_s:
+                    time.sleep(self.linger_s)  # the appends of the next moments join this commit
+                closing = self._take(pending, batch)
+                if batch:
+                    self._commit(batch)
+                if closing:
+                    return
+                if not batch:
                     break
-                if nxt is None:
-                    pending.put(None)
-                    break
-                batch.append(nxt)
-            self._commit(batch)
+                batch = []
+
+    def _take(self, pending: queue.SimpleQueue[_Pending | None], batch: list[_Pending]) -> bool:
+        """Move what waits in ``pending`` into ``batch`` (up to ``max_batch``); True when
+        the writer is told to stop."""
+        while len(batch) < self.max_batch:
+            try:
+                nxt = pending.get_nowait()
+            except queue.Empty:
+                return False
+            if nxt is None:
+                return True
+            batch.append(nxt)
+        return False
 
     def _commit(self, batch: list[_Pending]) -> None:
         try:
