@@ -34,8 +34,9 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def render(port: int, servers: list[int], text: str | None = None) -> str:
-    """``deploy/haproxy.cfg`` listening on ``port`` in front of ``servers`` (ports on 127.0.0.1)."""
+def render(port: int, servers: list[int], text: str | None = None, server_options: str = "") -> str:
+    """``deploy/haproxy.cfg`` listening on ``port`` in front of ``servers`` (ports on 127.0.0.1),
+    each ``server`` line ending with ``server_options`` (say ``send-proxy-v2``)."""
     text = CONFIG.read_text() if text is None else text
     text, binds = re.subn(r"(?m)^(\s*)bind \S+$", rf"\g<1>bind 127.0.0.1:{port}", text)
     assert binds == 1, "deploy/haproxy.cfg has one bind line"
@@ -43,7 +44,8 @@ def render(port: int, servers: list[int], text: str | None = None) -> str:
     at = [i for i, line in enumerate(lines) if re.match(r"\s*server \S+ \S+", line)]
     assert at, "deploy/haproxy.cfg lists its servers"
     indent = re.match(r"\s*", lines[at[0]]).group(0)  # type: ignore[union-attr]
-    ours = [f"{indent}server s{i} 127.0.0.1:{p} check" for i, p in enumerate(servers, start=1)]
+    ours = [f"{indent}server s{i} 127.0.0.1:{p} check {server_options}".rstrip()
+            for i, p in enumerate(servers, start=1)]
     return "\n".join(lines[: at[0]] + ours + [x for i, x in enumerate(lines) if i > at[0] and i not in at]) + "\n"
 
 
@@ -58,14 +60,14 @@ def _listens(port: int) -> bool:
 class HaproxyServer:
     """One ``haproxy`` in front of ``servers``; :attr:`base` is its URL."""
 
-    def __init__(self, servers: list[int], port: int | None = None) -> None:
+    def __init__(self, servers: list[int], port: int | None = None, server_options: str = "") -> None:
         binary = shutil.which("haproxy") or ("/usr/sbin/haproxy" if Path("/usr/sbin/haproxy").exists() else None)
         if binary is None:
             raise HaproxyMissing("haproxy not found: run `bash scripts/ensure-system-deps.sh`")
         self.port = port or _free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="capicua-haproxy-"))
         self.config = self.dir / "haproxy.cfg"
-        self.config.write_text(render(self.port, servers))
+        self.config.write_text(render(self.port, servers, server_options=server_options))
         self.log = self.dir / "haproxy.log"
         with open(self.log, "ab") as out:
             check = subprocess.run([binary, "-c", "-f", str(self.config)], stdout=out, stderr=subprocess.STDOUT)

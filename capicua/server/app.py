@@ -150,6 +150,7 @@ def create_app(
     drain: Drain | None = None,
     trusted_proxies: Sequence[str] = (),
     silent_sockets: int = SILENT_SOCKETS,
+    addresses: ClientAddresses | None = None,
 ) -> Starlette:
     """The app. ``database_url``: any SQLAlchemy URL (default: ``$CAPICUA_DATABASE_URL``,
     else SQLite in ``<data_dir or ./data>/capicua.sqlite3``). ``executor``: where bots
@@ -173,6 +174,8 @@ def create_app(
     ``trusted_proxies``: addresses or networks of the load balancers whose
     ``X-Forwarded-For`` names the client the per-address limits count (from anyone
     else the header is ignored); with ``redis_url`` the HTTP budgets are counted in Redis.
+    ``addresses``: those proxies' addresses as the HTTP server shares them (``capicua
+    serve``: the clients its proxies name in PROXY headers; default: made of ``trusted_proxies``).
     ``silent_sockets``: sockets yet to say hello the process keeps; past it the oldest is closed."""
     url = database_url or os.environ.get("CAPICUA_DATABASE_URL") or default_database_url(data_dir or "data")
     web = Path(web_dir) if web_dir else WEB
@@ -182,7 +185,7 @@ def create_app(
                           silent_sockets)
     next_ms = int(1000 * (2 * bot_delay[1] if auto_next_s is None else auto_next_s))
     deps.node_id = node_id or default_node_id()
-    deps.addresses = ClientAddresses(trusted_proxies)
+    deps.addresses = addresses or ClientAddresses(trusted_proxies)
     deps.drain = drain or Drain()
 
     @contextlib.asynccontextmanager
@@ -436,6 +439,7 @@ def serve(
     drain = Drain()
     node = node_id or default_node_id()
     bound = connection_bound(max_connections, raise_open_files())
+    addresses = ClientAddresses(trusted_proxies)  # the HTTP server's PROXY headers fill it in
     app = create_app(
         database_url=database_url, bot_delay=delay, data_dir=data_dir, rate_limit=rate,
         table_rate=parse_rate(env.get("CAPICUA_TABLE_RATE")) or TABLES_PER_ADDRESS,
@@ -443,11 +447,11 @@ def serve(
         guest_rate=parse_rate(env.get("CAPICUA_GUEST_RATE")) or GUESTS_PER_ADDRESS,
         sockets_per_client=int(env.get("CAPICUA_SOCKETS_PER_CLIENT") or SOCKETS_PER_ADDRESS),
         sockets_per_guest=int(env.get("CAPICUA_SOCKETS_PER_GUEST") or SOCKETS_PER_GUEST),
-        redis_url=redis_url, node_id=node, drain=drain, trusted_proxies=trusted_proxies,
+        redis_url=redis_url, node_id=node, drain=drain, addresses=addresses,
     )
     server = DrainingServer(uvicorn_config(
         app, host=host, port=port, log_level=log_level, max_connections=bound,
-        log_config=log_config(log_level, log_format, node),
+        log_config=log_config(log_level, log_format, node), addresses=addresses,
     ), drain)
     if bound < max_connections:
         log.warning("at most %d connections at once, not %d: the open-file limit allows no more", bound,
@@ -478,8 +482,8 @@ def serve_parser(prog: str = "capicua serve") -> argparse.ArgumentParser:
     p.add_argument("--node-id", default=env.get("CAPICUA_NODE_ID"),
                    help="this process's name in the cluster (default: host:pid:random)")
     p.add_argument("--trusted-proxies", type=_address_list, default=env.get("CAPICUA_TRUSTED_PROXIES", ""),
-                   help="addresses or networks (comma-separated) of the load balancers whose X-Forwarded-For "
-                        "names the client for the per-address limits (default: none)")
+                   help="addresses or networks (comma-separated) of the load balancers whose PROXY protocol "
+                        "header or X-Forwarded-For names the client for the per-address limits (default: none)")
     p.add_argument("--max-connections", type=int, default=int(env.get("CAPICUA_MAX_CONNECTIONS") or MAX_CONNECTIONS),
                    help=f"connections held at once, more get 503 (default {MAX_CONNECTIONS}, "
                         "fewer if the open-file limit allows less)")

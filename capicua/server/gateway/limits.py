@@ -218,16 +218,20 @@ class ClientAddresses:
     """The key a client's limits count on, seen through ``trusted`` proxies (addresses
     or networks: ``127.0.0.1``, ``10.0.0.0/8``).
 
-    A connection from a trusted proxy is counted on the address the proxies say
-    (``X-Forwarded-For``, read from the right: the nearest hop that is not itself a
-    trusted proxy is the client); a connection from anyone else on its own
+    A connection from a trusted proxy is counted on the address the proxy names in a
+    PROXY protocol header (:mod:`capicua.server.runtime.proxyproto`), or else on the
+    address the proxies say (``X-Forwarded-For``, read from the right: the nearest hop
+    that is not itself a trusted proxy is the client); a connection from anyone else on its own
     address, whatever headers it sends, since a client may write any
     ``X-Forwarded-For`` it likes."""
 
     def __init__(self, trusted: Iterable[str] = ()) -> None:
         self.trusted: tuple[Network, ...] = tuple(ipaddress.ip_network(t.strip(), strict=False) for t in trusted)
+        # The connections whose trusted proxy named their client in a PROXY header
+        # (capicua.server.runtime.proxyproto): the proxy's (host, port) → the client's host.
+        self.proxied: dict[tuple[str, int], str] = {}
 
-    def _is_trusted(self, host: str) -> bool:
+    def is_trusted(self, host: str) -> bool:
         try:
             address = ipaddress.ip_address(host)
         except ValueError:
@@ -240,11 +244,14 @@ class ClientAddresses:
         """The key of an ASGI ``client`` whose request said ``forwarded`` (its
         ``X-Forwarded-For`` headers, in order: ``request.headers.getlist(...)``)."""
         host = client[0] if client else None
-        if not self.trusted or not isinstance(host, str) or not self._is_trusted(host):
+        if not self.trusted or not isinstance(host, str) or not self.is_trusted(host):
             return client_key(client)
+        said = self.proxied.get((host, client[1])) if self.proxied else None
+        if said is not None:  # the proxy's PROXY header named it: what it sends in headers is not read
+            return client_key((said, 0))
         hops = [hop.strip() for value in forwarded for hop in value.split(",") if hop.strip()]
         for hop in reversed(hops):
-            if not self._is_trusted(hop):
+            if not self.is_trusted(hop):
                 return client_key((hop, 0))
         return client_key((hops[0], 0)) if hops else client_key(client)
 

@@ -21,13 +21,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from websockets.exceptions import WebSocketException
 
+from capicua.server.runtime import proxyproto
 from capicua.server.runtime.connections import MAX_CONNECTIONS, REFUSAL, Refusals
 from capicua.server.runtime.drain import SHUTDOWN_S
 
+if TYPE_CHECKING:
+    from capicua.server.gateway.limits import ClientAddresses
+
+log = logging.getLogger("capicua.server")
 HEADER_TIMEOUT = 10.0  # seconds for a request's headers
 KEEP_ALIVE = 5  # seconds an idle keep-alive connection is kept (uvicorn's default, made explicit)
 WS_PING = 20.0  # seconds between websocket pings; a socket that misses one pong for as long is closed
@@ -42,11 +47,15 @@ class HeadersTooLarge(Exception):
 
 def header_timeout_protocol(
     seconds: float, max_header_bytes: int = MAX_HEADER_BYTES, refusals: Refusals | None = None,
+    addresses: ClientAddresses | None = None,
 ) -> type[asyncio.Protocol]:
     """uvicorn's httptools protocol (``uvicorn[standard]`` brings httptools) with a
     ``seconds`` deadline on request headers and at most ``max_header_bytes`` of them;
     a connection past ``refusals.bound`` connections is answered 503 with ``Retry-After``
-    and closed before any of it is read (capicua.server.runtime.connections)."""
+    and closed before any of it is read (capicua.server.runtime.connections). A
+    connection from one of ``addresses``'s trusted proxies that begins with a PROXY
+    protocol header has its client recorded in ``addresses.proxied`` while it lasts
+    (websocket or not) and the header taken off before HTTP reads the rest."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class HeaderTimeoutProtocol(HttpToolsProtocol):
@@ -56,6 +65,38 @@ def header_timeout_protocol(
         _header_bytes = 0
         _headers_too_large = False
         _refused = False
+        _proxy_head: bytes | None = None  # a trusted proxy's first bytes, while they may be a PROXY header
+        _proxied: tuple[str, int] | None = None  # this connection's key in addresses.proxied
+
+        def _proxy_header(self, data: bytes) -> bytes:
+            """What of ``data`` HTTP reads: the PROXY header, once whole, taken off."""
+            assert addresses is not None and self._proxy_head is not None
+            head = self._proxy_head + data
+            if not proxyproto.starts_proxy_header(head):
+                self._proxy_head = None
+                return head  # plain HTTP from the proxy (its X-Forwarded-For is read)
+            try:
+                found = proxyproto.parse(head)
+            except proxyproto.ProxyHeaderError as exc:
+                log.warning("a connection from the proxy %s: %s; closed", self.client and self.client[0], exc)
+                self._proxy_head = None
+                self._refused = True  # nothing more of it is read
+                self.transport.close()
+                return b""
+            if found is None:
+                self._proxy_head = head
+                return b""
+            host, used = found
+            self._proxy_head = None
+            if host is not None and self.client is not None:
+                self._proxied = (self.client[0], self.client[1])
+                addresses.proxied[self._proxied] = host
+            return head[used:]
+
+        def _forget_proxied(self) -> None:
+            if self._proxied is not None and addresses is not None:
+                addresses.proxied.pop(self._proxied, None)
+                self._proxied = None
 
         def on_message_begin(self) -> None:
             self._header_bytes = 0
@@ -88,7 +129,9 @@ def header_timeout_protocol(
             self.transport.close()
 
         def data_received(self, data: bytes) -> None:
-            if not (self._headers_too_large or self._refused):  # refused: the rest of what it sends is not read
+            if self._proxy_head is not None:
+                data = self._proxy_header(data)
+            if data and not (self._headers_too_large or self._refused):  # refused: the rest is not read
                 super().data_received(data)
 
         def _arm(self) -> None:
@@ -115,6 +158,8 @@ def header_timeout_protocol(
                     transport.close()
                     return
                 refusals.accepted()
+            if addresses is not None and self.client is not None and addresses.is_trusted(self.client[0]):
+                self._proxy_head = b""
             self._arm()
 
         def on_headers_complete(self) -> None:
@@ -131,9 +176,21 @@ def header_timeout_protocol(
         def handle_websocket_upgrade(self) -> None:
             self._disarm()
             super().handle_websocket_upgrade()
+            if self._proxied is not None:
+                # The websocket's protocol now holds the connection: its client is
+                # forgotten when that protocol hears the connection end.
+                ws = self.transport.get_protocol()
+                lost = ws.connection_lost
+
+                def connection_lost(exc: Exception | None) -> None:
+                    self._forget_proxied()
+                    lost(exc)
+
+                ws.connection_lost = connection_lost  # type: ignore[method-assign]
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
+            self._forget_proxied()  # (not called once a websocket's protocol took the connection)
             super().connection_lost(exc)
 
     return HeaderTimeoutProtocol
@@ -172,12 +229,15 @@ def uvicorn_config(
     header_timeout: float = HEADER_TIMEOUT,
     max_connections: int | None = MAX_CONNECTIONS,
     log_config: dict[str, Any] | None = None,
+    addresses: ClientAddresses | None = None,
 ) -> Any:
     """The ``uvicorn.Config`` the server runs with: every connection has a bound in time,
     and at most ``max_connections`` are held at once (None: no bound; ``capicua serve``
     gives :func:`capicua.server.runtime.connections.connection_bound`).
     ``log_config``: a :func:`logging.config.dictConfig` dict for uvicorn to apply
-    (``capicua serve``: :func:`capicua.server.runtime.logsetup.log_config`); uvicorn's own when None."""
+    (``capicua serve``: :func:`capicua.server.runtime.logsetup.log_config`); uvicorn's own when None.
+    ``addresses``: the app's client addresses, whose trusted proxies may open a connection
+    with a PROXY protocol header (:mod:`capicua.server.runtime.proxyproto`)."""
     import uvicorn
 
     logging_kw: dict[str, Any] = {} if log_config is None else {"log_config": log_config}
@@ -187,7 +247,10 @@ def uvicorn_config(
         port=port,
         log_level=log_level,
         lifespan="on",
-        http=header_timeout_protocol(header_timeout, refusals=None if max_connections is None else Refusals(max_connections)),
+        http=header_timeout_protocol(
+            header_timeout, refusals=None if max_connections is None else Refusals(max_connections),
+            addresses=addresses,
+        ),
         timeout_keep_alive=KEEP_ALIVE,
         ws_max_size=MAX_WS_MESSAGE,
         # permessage-deflate: a player's whole cubano match is ~28 kB on the wire instead
