@@ -262,12 +262,12 @@ class WSClient:
         self.ws.close()
 
 
-def drive(c: Any, stop: Any, choose: Any = None) -> dict[str, Any]:
-    """Play seat ``c``'s turns (first legal move, or ``choose(view)``), say next_hand
-    after each hand and "Otra partida" after each match, until a frame satisfies
-    ``stop``. Each is said once per hand and once per match end: hand numbers start
-    again with a match, and a hand can end one (a blocked hand's points may pass the
-    target)."""
+def drive(c: Any, stop: Any, choose: Any = None, rematch: bool = False) -> dict[str, Any]:
+    """Play seat ``c``'s turns (first legal move, or ``choose(view)``) and say next_hand
+    after each hand until a frame satisfies ``stop``; with ``rematch``, "Otra partida"
+    after each match too (for a test that plays on whatever happens: a hand can end the
+    match, a blocked hand's points may pass the target). Each is said once per hand
+    and once per match end (hand numbers start again with a match)."""
     waiting = False
     next_sent: set[int] = set()  # the hands of this match "Siguiente mano" was said after
     rematch_sent = False
@@ -298,7 +298,7 @@ def drive(c: Any, stop: Any, choose: Any = None) -> dict[str, Any]:
             c.send({"type": "next_hand", "seq": c.seq})
         if v["phase"] == "match_over":
             next_sent.clear()
-            if not rematch_sent:
+            if rematch and not rematch_sent:
                 rematch_sent = True
                 c.send({"type": "rematch"})
         else:

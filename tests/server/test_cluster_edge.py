@@ -109,7 +109,7 @@ def test_a_drained_process_sends_its_sockets_back_through_the_balancer(redis_clu
     t = httpx.post(base + "/api/tables", json={"nickname": "Ana"}, timeout=10).json()
     c = WSClient(base.replace("http://", "ws://") + "/ws")
     assert c.hello(t["table_id"], t["token"])["type"] == "welcome"
-    drive(c, _ana_played(c))
+    drive(c, _ana_played(c), rematch=True)
     holder = next(s for s in redis_cluster["servers"] if _socket_count(s) == 1)  # the gateway of Ana's socket
     holder.proc.send_signal(signal.SIGTERM)
     with pytest.raises(ConnectionClosed) as closed:
@@ -119,7 +119,7 @@ def test_a_drained_process_sends_its_sockets_back_through_the_balancer(redis_clu
     again = WSClient(base.replace("http://", "ws://") + "/ws")
     try:
         assert again.hello(t["table_id"], t["token"], last_seq=c.seq)["type"] == "welcome"
-        drive(again, _ana_played(again, after=c.seq))  # the hand goes on, from the other process
+        drive(again, _ana_played(again, after=c.seq), rematch=True)  # the hand goes on, from the other process
         assert _socket_count(next(s for s in redis_cluster["servers"] if s is not holder)) == 1
     finally:
         again.close()

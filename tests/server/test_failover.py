@@ -68,7 +68,7 @@ def test_a_socket_plays_a_table_another_process_owns_and_goes_on_after_the_owner
     c = WSClient(b.base.replace("http://", "ws://") + "/ws")  # the socket is B's
     try:
         assert c.hello(t["table_id"], t["token"])["type"] == "welcome"
-        drive(c, _mine(c))  # a tile of hers on the table: her intent crossed to A, A's frames to B
+        drive(c, _mine(c), rematch=True)  # a tile of hers on the table: her intent crossed to A, A's frames to B
     finally:
         c.close()
     seq = c.seq
@@ -86,7 +86,7 @@ def test_a_socket_plays_a_table_another_process_owns_and_goes_on_after_the_owner
         c.close()
         assert time.monotonic() < deadline, "B never took the table"
     try:
-        drive(c, _mine(c))  # and the match goes on from B
+        drive(c, _mine(c), rematch=True)  # and the match goes on from B
     finally:
         c.close()
 
@@ -115,14 +115,14 @@ def test_a_silent_socket_follows_its_table_to_the_new_owner_within_the_lease(two
     c = WSClient(b.base.replace("http://", "ws://") + "/ws")  # the socket is B's
     try:
         assert c.hello(t["table_id"], t["token"])["type"] == "welcome"
-        drive(c, _mine(c))  # her tile on the table; A's neighbour now thinks A_BOT_DELAY_S
+        drive(c, _mine(c), rematch=True)  # her tile on the table; A's neighbour now thinks A_BOT_DELAY_S
         seq = c.seq
         killed = time.monotonic()
         a.stop(signal.SIGKILL)  # the owner dies holding the lease, the neighbour's turn in flight
         c.until(lambda f: f["type"] == "events" and f["seq"] > seq)  # the page sends nothing
         waited = time.monotonic() - killed
         assert waited <= SILENT_FAILOVER_BOUND_S, f"the table came back after {waited:.1f} s"
-        drive(c, _mine(c))  # and the match goes on from B, on the same socket
+        drive(c, _mine(c), rematch=True)  # and the match goes on from B, on the same socket
         c.settle()
     finally:
         c.close()

@@ -67,8 +67,9 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_table_seats_player", "table_seats")
     op.drop_index("ix_players_search_key", "players")
-    with op.batch_alter_table("players") as batch:
-        batch.drop_column("search_key")
+    # A plain ALTER TABLE on both databases (SQLite ≥ 3.35): a batch copy of `players`
+    # would drop the table the other tables' foreign keys point at.
+    op.drop_column("players", "search_key")
     op.drop_table("invitation_mutes")
     op.drop_index("ix_invitations_invitee", "invitations")
     op.drop_table("invitations")
