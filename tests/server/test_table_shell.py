@@ -111,10 +111,10 @@ def test_a_stale_copy_of_a_table_stops(database_url: str) -> None:
         assert copy is not None
         frames: list[str] = []
         hello(first, shell.id, "ana-1", frames.append, pid, "Ana")  # the first copy appends
-        await asyncio.sleep(0.2)
+        await _until(lambda: any(json.loads(f)["type"] == "events" for f in frames))
         stale: list[str] = []
         told = hello(second, copy.id, "ana-2", stale.append, pid, "Ana")  # the second copy's append is stale
-        await asyncio.sleep(0.2)
+        await _until(lambda: copy.stopped and bool(stale))  # (waits on a loaded machine, asserts nothing)
         assert copy.stopped and shell.id not in second.shells
         assert json.loads(stale[-1])["code"] == "internal" and told.gone  # and its socket hears it no more
         assert not shell.stopped and any(json.loads(f)["type"] == "events" for f in frames)
@@ -303,3 +303,10 @@ def test_idle_unfinished_tables_leave_memory_and_a_restart_loads_none_of_them(li
     assert sync["view"]["hand_number"] == 1 and sync["view"]["hand"]
     assert list(srv2.tables.shells) == [made[0]["table_id"]]
     c.close()
+
+
+async def _until(ok: Callable[[], bool], guard_s: float = 20.0) -> None:
+    """Wait until ``ok()`` (a guard against hangs, not a timed assertion)."""
+    deadline = asyncio.get_running_loop().time() + guard_s
+    while not ok() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
