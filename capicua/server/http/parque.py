@@ -30,12 +30,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from capicua.engine.rules import PRESETS
-from capicua.server.gateway.identity import Guest
 from capicua.server.http.body import MAX_BODY, read_json_body
 from capicua.server.http.deps import Deps
+from capicua.server.http.devices import asker
 from capicua.server.http.errors import HttpError, too_fast, unavailable
 from capicua.server.http.guests import nickname_of, token_of
-from capicua.server.http.viewer import bearer_token
 from capicua.server.ports import LogUnavailable
 from capicua.store import parque, presence, queue, standings
 from capicua.table.matchmaking import WAITS
@@ -121,14 +120,14 @@ def routes(deps: Deps) -> list[BaseRoute]:
         return JSONResponse({**turn, "token": token}, headers=ASKER_HEADERS)
 
     async def state(request: Request) -> Response:
-        guest = await _asker(request, deps)
+        guest = await asker(request, deps)
         found = await _ask(queue.poll, deps.store, guest.player)
         if found is None:
             raise HttpError(404, "not_queued", "you are not in the queue")
         return JSONResponse(found, headers=ASKER_HEADERS)
 
     async def leave(request: Request) -> Response:
-        guest = await _asker(request, deps)
+        guest = await asker(request, deps)
         refused = await deps.budgets.take({"queue_per_guest": guest.player})
         if refused is not None:
             raise too_fast(deps.limits, refused)
@@ -143,7 +142,7 @@ def routes(deps: Deps) -> list[BaseRoute]:
         if request.method == "GET":
             return JSONResponse({"public": await _ask(parque.is_public, deps.store, table_id)},
                                 headers={"Cache-Control": "no-cache"})
-        guest = await _asker(request, deps)
+        guest = await asker(request, deps)
         body = await read_json_body(request, MAX_BODY, deps.body_timeout)
         if not isinstance(body, dict) or set(body) != {"public"} or type(body["public"]) is not bool:
             raise HttpError(400, "malformed", "the body is {\"public\": true or false}", field="public")
@@ -161,18 +160,6 @@ def routes(deps: Deps) -> list[BaseRoute]:
 
 def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
-
-
-async def _asker(request: Request, deps: Deps) -> Guest:
-    """The guest of the request's bearer token (401 without one or for a token no guest has)."""
-    token = bearer_token(request)
-    try:
-        guest = None if token is None else await deps.guests.find(token)
-    except LogUnavailable as exc:
-        raise unavailable(request, exc) from None
-    if guest is None:
-        raise HttpError(401, "unknown_token", "say who you are: Authorization: Bearer TOKEN", field="authorization")
-    return guest
 
 
 async def _ask(fn: Callable[..., Any], *args: Any) -> Any:
